@@ -1,0 +1,460 @@
+#include "lib/format/model_file.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "lib/core/error.h"
+#include "lib/core/version.h"
+#include "lib/format/checksum.h"
+#include "lib/ops/registry.h"
+#include "mt/version.h"
+
+namespace mt {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kMagic[8] = {'\x89', 'M', 'T', 'M', '\r', '\n', '\x1a', '\n'};
+constexpr int kMaxJsonDepth = 32;
+
+// Field offsets inside the 128-byte header; all integers little-endian.
+struct Header {
+  uint32_t format_version = kFormatVersion;
+  uint32_t header_size = kHeaderSize;
+  uint16_t writer_major = MT_VERSION_MAJOR, writer_minor = MT_VERSION_MINOR, writer_patch = MT_VERSION_PATCH;
+  uint16_t flags = 0;
+  uint64_t graph_offset = 0, graph_size = 0, data_offset = 0, data_size = 0;
+  uint64_t graph_checksum = 0, data_checksum = 0, file_size = 0;
+};
+constexpr size_t kHeaderChecksumAt = 88;  // checksum of bytes [0, 88) stored here
+
+template <typename T>
+void put(std::byte* at, T value) {
+  for (size_t i = 0; i < sizeof(T); ++i) at[i] = static_cast<std::byte>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff);
+}
+template <typename T>
+T get(const std::byte* at) {
+  uint64_t value = 0;
+  for (size_t i = sizeof(T); i-- > 0;) value = (value << 8) | static_cast<uint64_t>(at[i]);
+  return static_cast<T>(value);
+}
+
+std::array<std::byte, kHeaderSize> encode_header(const Header& h) {
+  std::array<std::byte, kHeaderSize> bytes{};
+  std::memcpy(bytes.data(), kMagic, 8);
+  put<uint32_t>(&bytes[8], h.format_version);
+  put<uint32_t>(&bytes[12], h.header_size);
+  put<uint16_t>(&bytes[16], h.writer_major);
+  put<uint16_t>(&bytes[18], h.writer_minor);
+  put<uint16_t>(&bytes[20], h.writer_patch);
+  put<uint16_t>(&bytes[22], h.flags);
+  put<uint64_t>(&bytes[24], h.graph_offset);
+  put<uint64_t>(&bytes[32], h.graph_size);
+  put<uint64_t>(&bytes[40], h.data_offset);
+  put<uint64_t>(&bytes[48], h.data_size);
+  put<uint64_t>(&bytes[56], h.graph_checksum);
+  put<uint64_t>(&bytes[64], h.data_checksum);
+  put<uint64_t>(&bytes[72], h.file_size);
+  put<uint64_t>(&bytes[kHeaderChecksumAt], checksum(bytes.data(), kHeaderChecksumAt));
+  return bytes;
+}
+
+size_t align_up(size_t value) { return (value + kDataAlignment - 1) / kDataAlignment * kDataAlignment; }
+
+// ---- writing ----------------------------------------------------------------------------
+
+json attr_to_json(const Attribute& value, const std::string& where) {
+  return std::visit(
+      [&](const auto& v) -> json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, double>) {
+          if (!std::isfinite(v)) fail(ExitCode::failure, "{}: attribute value {} is not finite", where, v);
+        } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+          for (double x : v)
+            if (!std::isfinite(x)) fail(ExitCode::failure, "{}: attribute value {} is not finite", where, x);
+        }
+        return json(v);
+      },
+      value);
+}
+
+struct Layout {
+  json graph;
+  std::string graph_text;
+  std::vector<const TensorInfo*> data_order;  // constants in data-section order
+  std::vector<size_t> data_offsets;
+  Header header;
+};
+
+Layout plan_layout(const Graph& graph) {
+  Layout layout;
+  // Constants go in order of first use, so a forward pass reads the map front to back.
+  std::set<std::string, std::less<>> placed;
+  auto place = [&](const std::string& name) {
+    if (name.empty() || placed.count(name)) return;
+    auto it = graph.tensors.find(name);
+    if (it == graph.tensors.end() || !it->second.is_constant()) return;
+    placed.insert(name);
+    layout.data_order.push_back(&it->second);
+  };
+  for (const auto& node : graph.nodes)
+    for (const auto& in : node.inputs) place(in);
+  for (const auto& name : graph.outputs) place(name);
+  for (const auto& [name, info] : graph.tensors) place(name);
+
+  std::map<std::string, size_t, std::less<>> offset_of;
+  size_t offset = 0;
+  for (const TensorInfo* info : layout.data_order) {
+    if (info->data.size() != info->byte_size())
+      fail(ExitCode::failure, "tensor '{}': holds {} bytes, {} {} needs {}", info->name, info->data.size(),
+           dtype_name(info->dtype), shape_str(info->shape), info->byte_size());
+    offset = align_up(offset);
+    offset_of[info->name] = offset;
+    layout.data_offsets.push_back(offset);
+    offset += info->data.size();
+  }
+  const size_t data_size = align_up(offset);
+
+  json tensors = json::array();
+  for (const auto& [name, info] : graph.tensors) {
+    json t = {{"name", name}, {"dtype", dtype_name(info.dtype)}, {"shape", info.shape}};
+    if (!info.layout.empty()) t["layout"] = info.layout;
+    if (info.quant) t["quant"] = {{"scales", info.quant->scales}, {"zero_points", info.quant->zero_points}, {"axis", info.quant->axis}};
+    if (info.is_constant()) {
+      t["offset"] = offset_of.at(name);
+      t["size"] = info.data.size();
+    }
+    tensors.push_back(std::move(t));
+  }
+  json nodes = json::array();
+  for (const auto& node : graph.nodes) {
+    json attrs = json::object();
+    for (const auto& [key, value] : node.attrs) attrs[key] = attr_to_json(value, "node '" + node.name + "'");
+    nodes.push_back({{"name", node.name}, {"op", node.op}, {"inputs", node.inputs}, {"outputs", node.outputs}, {"attrs", attrs}});
+  }
+  layout.graph = {{"inputs", graph.inputs}, {"outputs", graph.outputs}, {"tensors", tensors}, {"nodes", nodes}, {"metadata", graph.metadata}};
+  layout.graph_text = layout.graph.dump();
+
+  Header& h = layout.header;
+  h.graph_offset = kHeaderSize;
+  h.graph_size = layout.graph_text.size();
+  h.data_offset = align_up(h.graph_offset + h.graph_size);
+  h.data_size = data_size;
+  h.file_size = h.data_offset + h.data_size;
+  h.graph_checksum = checksum(layout.graph_text.data(), layout.graph_text.size());
+  Checksum data_sum;
+  static const std::byte zeros[kDataAlignment] = {};
+  size_t at = 0;
+  for (size_t i = 0; i < layout.data_order.size(); ++i) {
+    data_sum.update(zeros, layout.data_offsets[i] - at);
+    data_sum.update(layout.data_order[i]->data.data(), layout.data_order[i]->data.size());
+    at = layout.data_offsets[i] + layout.data_order[i]->data.size();
+  }
+  data_sum.update(zeros, data_size - at);
+  h.data_checksum = data_sum.finish();
+  return layout;
+}
+
+template <typename Sink>
+void emit(const Layout& layout, Sink&& sink) {
+  static const std::byte zeros[kDataAlignment] = {};
+  const auto header = encode_header(layout.header);
+  sink(header.data(), header.size());
+  sink(layout.graph_text.data(), layout.graph_text.size());
+  sink(zeros, layout.header.data_offset - (layout.header.graph_offset + layout.header.graph_size));
+  size_t at = 0;
+  for (size_t i = 0; i < layout.data_order.size(); ++i) {
+    sink(zeros, layout.data_offsets[i] - at);
+    sink(layout.data_order[i]->data.data(), layout.data_order[i]->data.size());
+    at = layout.data_offsets[i] + layout.data_order[i]->data.size();
+  }
+  sink(zeros, layout.header.data_size - at);
+}
+
+// ---- reading ----------------------------------------------------------------------------
+
+class Reader {
+ public:
+  explicit Reader(const InputBytes& input) : input_(input) {}
+
+  Graph decode() {
+    const Header h = read_header();
+    const char* text = reinterpret_cast<const char*>(input_.data + h.graph_offset);
+    check_json_depth(text, h.graph_size);
+    json doc = json::parse(text, text + h.graph_size, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) bad("graph section is not valid JSON");
+    Graph graph;
+    const std::byte* data = input_.data + h.data_offset;
+    read_tensors(field(doc, "tensors", json::value_t::array, "graph"), graph, data, h.data_size);
+    graph.inputs = string_list(field(doc, "inputs", json::value_t::array, "graph"), "graph inputs");
+    graph.outputs = string_list(field(doc, "outputs", json::value_t::array, "graph"), "graph outputs");
+    read_nodes(field(doc, "nodes", json::value_t::array, "graph"), graph);
+    if (auto it = doc.find("metadata"); it != doc.end()) {
+      if (!it->is_object()) bad("'metadata' must be an object");
+      graph.metadata = *it;
+    }
+    try {
+      graph.validate();
+    } catch (const Error& e) {
+      throw with_context(e, input_.source);
+    }
+    return graph;
+  }
+
+ private:
+  template <typename... Args>
+  [[noreturn]] void bad(fmt::format_string<Args...> format, Args&&... args) const {
+    invalid_input("{}: {}", input_.source, fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  Header read_header() const {
+    const size_t size = input_.size;
+    if (size == 0) bad("empty file, not an mt model");
+    if (size < 8 || std::memcmp(input_.data, kMagic, 8) != 0) bad("not an mt model (bad magic; is it an ONNX file? use mt-convert)");
+    if (size < kHeaderSize) bad("truncated: {} bytes, shorter than the {}-byte header", size, kHeaderSize);
+    const std::byte* p = input_.data;
+    Header h;
+    h.format_version = get<uint32_t>(p + 8);
+    h.header_size = get<uint32_t>(p + 12);
+    h.writer_major = get<uint16_t>(p + 16);
+    h.writer_minor = get<uint16_t>(p + 18);
+    h.writer_patch = get<uint16_t>(p + 20);
+    h.flags = get<uint16_t>(p + 22);
+    if (h.format_version > kFormatVersion)
+      bad("written by mt-{}.{}.{} (format {}), this is mt-{} (format {}): upgrade mt to read it", h.writer_major,
+          h.writer_minor, h.writer_patch, h.format_version, version_string(), kFormatVersion);
+    if (h.format_version == 0) bad("invalid format version 0");
+    if (get<uint64_t>(p + kHeaderChecksumAt) != checksum(p, kHeaderChecksumAt)) bad("header checksum mismatch (file corrupted)");
+    if (h.header_size != kHeaderSize) bad("header size {} is not {}", h.header_size, kHeaderSize);
+    if (h.flags != 0) bad("unknown header flags 0x{:x}", h.flags);
+    h.graph_offset = get<uint64_t>(p + 24);
+    h.graph_size = get<uint64_t>(p + 32);
+    h.data_offset = get<uint64_t>(p + 40);
+    h.data_size = get<uint64_t>(p + 48);
+    h.graph_checksum = get<uint64_t>(p + 56);
+    h.data_checksum = get<uint64_t>(p + 64);
+    h.file_size = get<uint64_t>(p + 72);
+    if (h.file_size > size) bad("truncated: header says {} bytes, file has {}", h.file_size, size);
+    if (h.file_size < size) bad("header says {} bytes, file has {} (trailing data)", h.file_size, size);
+    if (h.graph_offset != kHeaderSize) bad("graph section offset {} is not {}", h.graph_offset, kHeaderSize);
+    if (h.graph_size > size - h.graph_offset) bad("graph section ({} bytes at {}) extends past the end of the file", h.graph_size, h.graph_offset);
+    if (h.data_offset % kDataAlignment != 0) bad("data section offset {} is not {}-byte aligned", h.data_offset, kDataAlignment);
+    if (h.data_offset < h.graph_offset + h.graph_size) bad("data section at {} overlaps the graph section", h.data_offset);
+    if (h.data_offset > size || h.data_size != size - h.data_offset)
+      bad("data section ({} bytes at {}) does not end at the end of the file ({} bytes)", h.data_size, h.data_offset, size);
+    if (checksum(p + h.graph_offset, h.graph_size) != h.graph_checksum) bad("graph section checksum mismatch (file corrupted)");
+    if (checksum(p + h.data_offset, h.data_size) != h.data_checksum) bad("data section checksum mismatch (file corrupted)");
+    return h;
+  }
+
+  // Rejects deeply nested JSON before parsing, so hostile input cannot exhaust the stack.
+  void check_json_depth(const char* text, size_t size) const {
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < size; ++i) {
+      const char c = text[i];
+      if (in_string) {
+        if (c == '\\') ++i;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '{' || c == '[') {
+        if (++depth > kMaxJsonDepth) bad("graph section nests deeper than {} levels", kMaxJsonDepth);
+      } else if (c == '}' || c == ']') {
+        --depth;
+      }
+    }
+  }
+
+  const json& field(const json& object, const char* key, json::value_t type, const std::string& where) const {
+    auto it = object.find(key);
+    if (it == object.end()) bad("{}: missing '{}'", where, key);
+    const bool ok = type == json::value_t::number_integer ? it->is_number_integer() : it->type() == type;
+    if (!ok) bad("{}: '{}' has the wrong type ({})", where, key, it->type_name());
+    return *it;
+  }
+
+  std::vector<std::string> string_list(const json& list, const std::string& where) const {
+    std::vector<std::string> result;
+    for (const auto& item : list) {
+      if (!item.is_string()) bad("{}: expected a list of strings", where);
+      result.push_back(item.get<std::string>());
+    }
+    return result;
+  }
+
+  int64_t integer(const json& value, const std::string& where) const {
+    if (value.is_number_unsigned()) {
+      if (value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) bad("{}: integer out of range", where);
+      return static_cast<int64_t>(value.get<uint64_t>());
+    }
+    if (!value.is_number_integer()) bad("{}: expected an integer, got {}", where, value.type_name());
+    return value.get<int64_t>();
+  }
+
+  void read_tensors(const json& list, Graph& graph, const std::byte* data, uint64_t data_size) {
+    for (const auto& t : list) {
+      if (!t.is_object()) bad("tensors: expected objects");
+      TensorInfo info;
+      info.name = field(t, "name", json::value_t::string, "tensor").get<std::string>();
+      const std::string where = "tensor '" + info.name + "'";
+      if (info.name.empty()) bad("a tensor has an empty name");
+      if (graph.has_tensor(info.name)) bad("{} is defined twice", where);
+      const auto dtype_text = field(t, "dtype", json::value_t::string, where).get<std::string>();
+      auto dtype = dtype_from_name(dtype_text);
+      if (!dtype) bad("{}: unknown dtype '{}'", where, dtype_text);
+      info.dtype = *dtype;
+      for (const auto& dim : field(t, "shape", json::value_t::array, where)) {
+        const int64_t d = integer(dim, where + " shape");
+        if (d < 0) bad("{}: negative dimension {}", where, d);
+        info.shape.push_back(d);
+      }
+      if (info.shape.size() > 8) bad("{}: rank {} exceeds the maximum of 8", where, info.shape.size());
+      auto count = checked_numel(info.shape);
+      if (!count) bad("{}: shape {} is too large", where, shape_str(info.shape));
+      if (auto it = t.find("layout"); it != t.end()) {
+        if (!it->is_string()) bad("{}: 'layout' must be a string", where);
+        info.layout = it->get<std::string>();
+      }
+      if (auto it = t.find("quant"); it != t.end()) info.quant = read_quant(*it, info, where);
+      const bool has_offset = t.contains("offset"), has_size = t.contains("size");
+      if (has_offset != has_size) bad("{}: 'offset' and 'size' must appear together", where);
+      if (has_offset) {
+        const int64_t offset = integer(t["offset"], where + " offset");
+        const int64_t size = integer(t["size"], where + " size");
+        const auto expected = static_cast<uint64_t>(*count) * dtype_size(info.dtype);
+        if (size < 0 || static_cast<uint64_t>(size) != expected)
+          bad("{}: {} bytes stored, but {} {} needs {}", where, size, dtype_text, shape_str(info.shape), expected);
+        if (offset < 0 || offset % static_cast<int64_t>(kDataAlignment) != 0)
+          bad("{}: data offset {} is not {}-byte aligned", where, offset, kDataAlignment);
+        if (static_cast<uint64_t>(offset) > data_size || expected > data_size - static_cast<uint64_t>(offset))
+          bad("{}: data ({} bytes at {}) lies outside the data section ({} bytes)", where, expected, offset, data_size);
+        info.data = ConstData(input_.owner, data + offset, static_cast<size_t>(expected));
+      }
+      graph.tensors.emplace(info.name, std::move(info));
+    }
+  }
+
+  QuantParams read_quant(const json& q, const TensorInfo& info, const std::string& where) const {
+    if (!q.is_object()) bad("{}: 'quant' must be an object", where);
+    QuantParams params;
+    params.axis = static_cast<int>(integer(field(q, "axis", json::value_t::number_integer, where + " quant"), where));
+    for (const auto& s : field(q, "scales", json::value_t::array, where + " quant")) {
+      if (!s.is_number()) bad("{}: quant scales must be numbers", where);
+      const double scale = s.get<double>();
+      if (!(scale > 0) || !std::isfinite(scale)) bad("{}: quant scale {} must be positive and finite", where, scale);
+      params.scales.push_back(static_cast<float>(scale));
+    }
+    for (const auto& z : field(q, "zero_points", json::value_t::array, where + " quant")) {
+      const int64_t zp = integer(z, where + " zero point");
+      if (zp < -128 || zp > 255) bad("{}: zero point {} is out of range", where, zp);
+      params.zero_points.push_back(static_cast<int32_t>(zp));
+    }
+    size_t expected = 1;
+    if (params.axis >= 0) {
+      if (static_cast<size_t>(params.axis) >= info.shape.size()) bad("{}: quant axis {} is out of range", where, params.axis);
+      expected = static_cast<size_t>(info.shape[static_cast<size_t>(params.axis)]);
+    } else if (params.axis != -1) {
+      bad("{}: quant axis {} is invalid", where, params.axis);
+    }
+    if (params.scales.size() != expected || params.zero_points.size() != expected)
+      bad("{}: {} scales and {} zero points, expected {}", where, params.scales.size(), params.zero_points.size(), expected);
+    return params;
+  }
+
+  Attribute read_attr(const json& value, const AttrSpec& spec, const std::string& where) const {
+    auto wrong = [&]() { bad("{}: attribute '{}' must be {}, got {}", where, spec.name, attr_type_name(spec.type), value.type_name()); };
+    switch (spec.type) {
+      case AttrType::integer:
+        if (!value.is_number_integer()) wrong();
+        return integer(value, where);
+      case AttrType::real:
+        if (!value.is_number()) wrong();
+        return value.get<double>();
+      case AttrType::string:
+        if (!value.is_string()) wrong();
+        return value.get<std::string>();
+      case AttrType::integers: {
+        if (!value.is_array()) wrong();
+        std::vector<int64_t> list;
+        for (const auto& item : value) {
+          if (!item.is_number_integer()) wrong();
+          list.push_back(integer(item, where));
+        }
+        return list;
+      }
+      case AttrType::reals: {
+        if (!value.is_array()) wrong();
+        std::vector<double> list;
+        for (const auto& item : value) {
+          if (!item.is_number()) wrong();
+          list.push_back(item.get<double>());
+        }
+        return list;
+      }
+    }
+    wrong();
+    return {};
+  }
+
+  void read_nodes(const json& list, Graph& graph) const {
+    for (const auto& n : list) {
+      if (!n.is_object()) bad("nodes: expected objects");
+      Node node;
+      node.name = field(n, "name", json::value_t::string, "node").get<std::string>();
+      const std::string where = "node '" + node.name + "'";
+      node.op = field(n, "op", json::value_t::string, where).get<std::string>();
+      const OpSchema* schema = find_op(node.op);
+      if (schema == nullptr)
+        fail(ExitCode::unsupported, "{}: {} uses op '{}', which this mt ({}) does not know (written by a newer mt?)",
+             input_.source, where, node.op, version_string());
+      node.inputs = string_list(field(n, "inputs", json::value_t::array, where), where + " inputs");
+      node.outputs = string_list(field(n, "outputs", json::value_t::array, where), where + " outputs");
+      if (auto it = n.find("attrs"); it != n.end()) {
+        if (!it->is_object()) bad("{}: 'attrs' must be an object", where);
+        for (const auto& [key, value] : it->items()) {
+          const AttrSpec* spec = schema->find_attr(key);
+          if (spec == nullptr) bad("{} ({}): unknown attribute '{}'", where, node.op, key);
+          node.attrs.emplace(key, read_attr(value, *spec, where));
+        }
+      }
+      graph.nodes.push_back(std::move(node));
+    }
+  }
+
+  const InputBytes& input_;
+};
+
+}  // namespace
+
+Graph decode_model(const InputBytes& input) { return Reader(input).decode(); }
+
+Graph read_model(const std::string& path) { return decode_model(read_input(path)); }
+
+void write_model(const Graph& graph, OutputFile& out) {
+  const Layout layout = plan_layout(graph);
+  emit(layout, [&](const void* data, size_t size) { out.write(data, size); });
+}
+
+std::vector<std::byte> encode_model(const Graph& graph) {
+  const Layout layout = plan_layout(graph);
+  std::vector<std::byte> bytes;
+  bytes.reserve(layout.header.file_size);
+  emit(layout, [&](const void* data, size_t size) {
+    auto p = static_cast<const std::byte*>(data);
+    bytes.insert(bytes.end(), p, p + size);
+  });
+  return bytes;
+}
+
+void save_model(const Graph& graph, const std::string& path) {
+  graph.validate();  // never write a model that would not read back
+  OutputFile out(path, /*binary=*/true);
+  write_model(graph, out);
+  out.commit();
+}
+
+}  // namespace mt

@@ -1,0 +1,32 @@
+// The .mt model file (specified in man/mt-format.5): a fixed header, a JSON graph section and a
+// 64-byte aligned data section holding every constant tensor, used in place from a memory map.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/core/file_io.h"
+#include "lib/ir/graph.h"
+
+namespace mt {
+
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr size_t kHeaderSize = 128;
+inline constexpr size_t kDataAlignment = 64;
+
+// Reads and fully validates a model from a path ("-" or "": stdin). Constants point into the
+// file's memory map. Throws Error(invalid_input) as "PATH: what is wrong".
+Graph read_model(const std::string& path);
+
+// Validates and decodes a model from bytes; `input.source` names it in errors.
+Graph decode_model(const InputBytes& input);
+
+// Serialises a model: header, JSON, data. Deterministic: the same graph gives the same bytes.
+void write_model(const Graph& graph, OutputFile& out);
+std::vector<std::byte> encode_model(const Graph& graph);
+
+// Writes a model to a path (atomically) or to stdout for "-"/"" (never to a terminal).
+void save_model(const Graph& graph, const std::string& path);
+
+}  // namespace mt

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package that building, testing and the demo need, and nothing else.
+# Idempotent and non-interactive; run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  # build
+  cmake g++ make pkg-config
+  libcli11-dev libspdlog-dev nlohmann-json3-dev doctest-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
+  libvulkan-dev libvulkan-volk-dev glslc
+  libstb-dev
+  # tests and demo: Vulkan on the CPU, model export and reference outputs
+  mesa-vulkan-drivers vulkan-validationlayers
+  python3-torch python3-torchvision python3-onnx python3-numpy python3-sklearn
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present" >&2
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]}" >&2
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
