@@ -1,0 +1,51 @@
+// The reference kernels: plain, obviously correct C++ for every op in the registry, on
+// row-major (NCHW) tensors. They are the oracle every backend is tested against, and what
+// constant folding evaluates with.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "lib/ir/graph.h"
+
+namespace mt::reference {
+
+// A tensor as a kernel sees it: `info` gives dtype, shape and quantization; `data` its bytes,
+// row-major. An absent optional input has info == nullptr.
+struct ConstView {
+  const TensorInfo* info = nullptr;
+  const void* data = nullptr;
+  template <typename T>
+  const T* as() const { return static_cast<const T*>(data); }
+};
+struct MutView {
+  const TensorInfo* info = nullptr;
+  void* data = nullptr;
+  template <typename T>
+  T* as() const { return static_cast<T*>(data); }
+};
+
+// Computes one node. Output buffers are allocated by the caller with the inferred shapes.
+// Kernels throw Error(unsupported) for a dtype or attribute value they do not implement.
+using Kernel = void (*)(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs);
+
+// The kernel of an op, or nullptr if the reference backend has none.
+Kernel find_kernel(std::string_view op);
+
+// Registration: each kernels/reference/<family>.cpp defines one of these; kernel_table.cpp
+// calls them all.
+class KernelTable {
+ public:
+  void add(std::string_view op, Kernel kernel);
+};
+void register_activation_kernels(KernelTable& table);
+void register_binary_kernels(KernelTable& table);
+void register_reduce_kernels(KernelTable& table);
+void register_norm_kernels(KernelTable& table);
+void register_linear_kernels(KernelTable& table);
+void register_conv_kernels(KernelTable& table);
+void register_pool_kernels(KernelTable& table);
+void register_resize_kernels(KernelTable& table);
+void register_shape_kernels(KernelTable& table);
+
+}  // namespace mt::reference
