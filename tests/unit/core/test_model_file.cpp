@@ -1,0 +1,308 @@
+// The .mt format: byte-exact round trips, alignment, and every validation failure giving a
+// one-line error with the right exit code.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "lib/format/checksum.h"
+#include "lib/format/model_file.h"
+#include "lib/ops/registry.h"
+
+using namespace mt;
+using nlohmann::json;
+
+namespace {
+
+ConstData floats(std::initializer_list<float> values) { return ConstData::copy_of(values.begin(), values.size() * sizeof(float)); }
+
+TensorInfo constant(const std::string& name, Shape shape, ConstData data) {
+  TensorInfo t{.name = name, .dtype = DType::f32, .shape = std::move(shape)};
+  t.data = std::move(data);
+  return t;
+}
+
+Graph make_graph() {
+  Graph g;
+  g.add_tensor({.name = "x", .dtype = DType::f32, .shape = {1, 2, 3, 3}});
+  g.inputs = {"x"};
+  g.add_tensor(constant("w", {3, 2, 1, 1}, floats({1, 2, 3, 4, 5, 6})));
+  g.add_tensor(constant("b", {3}, floats({0.5f, -0.5f, 0.25f})));
+  g.add_tensor(constant("c", {1, 3, 1, 1}, floats({1, 2, 3})));
+  g.nodes.push_back({.name = "conv", .op = "conv2d", .inputs = {"x", "w", "b"}, .outputs = {"y"},
+                     .attrs = {{"strides", std::vector<int64_t>{1, 1}}, {"act_max", 6.5}}});
+  g.nodes.push_back({.name = "act", .op = "relu", .inputs = {"y"}, .outputs = {"z"}});
+  g.nodes.push_back({.name = "sum", .op = "add", .inputs = {"z", "c"}, .outputs = {"out"}});
+  g.outputs = {"out"};
+  g.infer_shapes();
+  g.metadata["note"] = "unit test";
+  return g;
+}
+
+InputBytes as_input(const std::vector<std::byte>& bytes) {
+  auto copy = std::make_shared<std::vector<std::byte>>(bytes);
+  return InputBytes{.owner = copy, .data = copy->data(), .size = copy->size(), .source = "test.mt"};
+}
+
+template <typename T>
+T read_le(const std::vector<std::byte>& b, size_t at) {
+  uint64_t v = 0;
+  for (size_t i = sizeof(T); i-- > 0;) v = (v << 8) | static_cast<uint64_t>(b[at + i]);
+  return static_cast<T>(v);
+}
+template <typename T>
+void write_le(std::vector<std::byte>& b, size_t at, T value) {
+  for (size_t i = 0; i < sizeof(T); ++i) b[at + i] = static_cast<std::byte>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff);
+}
+void reseal_header(std::vector<std::byte>& b) { write_le<uint64_t>(b, 88, checksum(b.data(), 88)); }
+
+// Rebuilds a file around a modified JSON section, with every checksum and offset valid, so the
+// test reaches the semantic checks behind them (header layout: man/mt-format.5).
+std::vector<std::byte> with_json(const std::vector<std::byte>& original, const json& doc) {
+  const auto graph_size = read_le<uint64_t>(original, 32);
+  const auto data_offset = read_le<uint64_t>(original, 40);
+  const auto data_size = read_le<uint64_t>(original, 48);
+  const std::string text = doc.dump();
+  const size_t new_data_offset = (128 + text.size() + 63) / 64 * 64;
+  std::vector<std::byte> out(new_data_offset + data_size, std::byte{0});
+  std::memcpy(out.data(), original.data(), 128);
+  std::memcpy(out.data() + 128, text.data(), text.size());
+  std::memcpy(out.data() + new_data_offset, original.data() + data_offset, data_size);
+  (void)graph_size;
+  write_le<uint64_t>(out, 32, text.size());
+  write_le<uint64_t>(out, 40, new_data_offset);
+  write_le<uint64_t>(out, 56, checksum(text.data(), text.size()));
+  write_le<uint64_t>(out, 72, out.size());
+  reseal_header(out);
+  return out;
+}
+
+json graph_json(const std::vector<std::byte>& bytes) {
+  const auto size = read_le<uint64_t>(bytes, 32);
+  auto text = reinterpret_cast<const char*>(bytes.data() + 128);
+  return json::parse(text, text + size);
+}
+
+// Decodes and expects an Error with `code` whose one-line message contains `fragment`.
+void expect_error(const std::vector<std::byte>& bytes, ExitCode code, const std::string& fragment) {
+  try {
+    decode_model(as_input(bytes));
+    FAIL("expected an error containing: " << fragment);
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    CHECK_MESSAGE(message.find(fragment) != std::string::npos, message);
+    CHECK(message.find('\n') == std::string::npos);
+    CHECK(message.rfind("test.mt: ", 0) == 0);
+    CHECK(static_cast<int>(e.code()) == static_cast<int>(code));
+  }
+}
+
+json& tensor_entry(json& doc, const std::string& name) {
+  for (auto& t : doc["tensors"])
+    if (t["name"] == name) return t;
+  throw std::runtime_error("no tensor " + name);
+}
+
+}  // namespace
+
+TEST_CASE("round trip is byte-identical and preserves the graph") {
+  const Graph g = make_graph();
+  const auto bytes = encode_model(g);
+  const Graph back = decode_model(as_input(bytes));
+  CHECK(encode_model(back) == bytes);
+  CHECK(back.inputs == g.inputs);
+  CHECK(back.outputs == g.outputs);
+  REQUIRE(back.nodes.size() == 3);
+  CHECK(back.nodes[0].attrs == g.nodes[0].attrs);
+  CHECK(back.metadata == g.metadata);
+  CHECK(back.tensor("out").shape == Shape{1, 3, 3, 3});
+  const auto w = back.tensor("w").data.as<float>();
+  CHECK(std::vector<float>(w.begin(), w.end()) == std::vector<float>{1, 2, 3, 4, 5, 6});
+}
+
+TEST_CASE("constants are 64-byte aligned in the file and used in place") {
+  const auto bytes = encode_model(make_graph());
+  const auto data_offset = read_le<uint64_t>(bytes, 40);
+  CHECK(data_offset % 64 == 0);
+  for (const auto& t : graph_json(bytes)["tensors"])
+    if (t.contains("offset")) CHECK(t["offset"].get<uint64_t>() % 64 == 0);
+  const InputBytes input = as_input(bytes);
+  const Graph g = decode_model(input);
+  const std::byte* w = g.tensor("w").data.data();
+  CHECK(w >= input.data);
+  CHECK(w < input.data + input.size);
+}
+
+TEST_CASE("header validation") {
+  const auto good = encode_model(make_graph());
+  SUBCASE("empty") { expect_error({}, ExitCode::invalid_input, "empty file"); }
+  SUBCASE("bad magic") {
+    auto b = good;
+    b[1] = std::byte{'X'};
+    expect_error(b, ExitCode::invalid_input, "not an mt model");
+  }
+  SUBCASE("truncated header") {
+    expect_error(std::vector<std::byte>(good.begin(), good.begin() + 60), ExitCode::invalid_input, "shorter than the 128-byte header");
+  }
+  SUBCASE("newer format") {
+    auto b = good;
+    write_le<uint32_t>(b, 8, kFormatVersion + 1);
+    write_le<uint16_t>(b, 16, 9);
+    reseal_header(b);
+    expect_error(b, ExitCode::invalid_input, "written by mt-9.");
+  }
+  SUBCASE("header checksum") {
+    auto b = good;
+    b[30] ^= std::byte{1};
+    expect_error(b, ExitCode::invalid_input, "header checksum mismatch");
+  }
+  SUBCASE("graph checksum") {
+    auto b = good;
+    b[140] ^= std::byte{1};
+    expect_error(b, ExitCode::invalid_input, "graph section checksum mismatch");
+  }
+  SUBCASE("data checksum") {
+    auto b = good;
+    b[b.size() - 70] ^= std::byte{1};
+    expect_error(b, ExitCode::invalid_input, "data section checksum mismatch");
+  }
+  SUBCASE("truncated at every section boundary") {
+    const auto data_offset = read_le<uint64_t>(good, 40);
+    for (size_t cut : {size_t{128}, size_t{129}, size_t(data_offset), size_t(data_offset + 1), good.size() - 1})
+      expect_error(std::vector<std::byte>(good.begin(), good.begin() + static_cast<long>(cut)), ExitCode::invalid_input, "truncated");
+  }
+  SUBCASE("trailing data") {
+    auto b = good;
+    b.push_back(std::byte{0});
+    expect_error(b, ExitCode::invalid_input, "trailing data");
+  }
+  SUBCASE("sections outside the file") {
+    auto b = good;
+    write_le<uint64_t>(b, 32, b.size());
+    reseal_header(b);
+    expect_error(b, ExitCode::invalid_input, "extends past the end");
+    b = good;
+    write_le<uint64_t>(b, 40, read_le<uint64_t>(good, 40) + 1);
+    reseal_header(b);
+    expect_error(b, ExitCode::invalid_input, "aligned");
+  }
+}
+
+TEST_CASE("graph validation") {
+  const auto good = encode_model(make_graph());
+  json doc = graph_json(good);
+  SUBCASE("not JSON") {
+    auto b = with_json(good, json("x"));
+    expect_error(b, ExitCode::invalid_input, "not valid JSON");
+  }
+  SUBCASE("deep nesting") {
+    json deep = json::array();
+    for (int i = 0; i < 40; ++i) deep = json::array({deep});
+    doc["metadata"]["deep"] = deep;
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "nests deeper");
+  }
+  SUBCASE("unknown dtype") {
+    tensor_entry(doc, "w")["dtype"] = "float128";
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "unknown dtype 'float128'");
+  }
+  SUBCASE("negative dimension") {
+    tensor_entry(doc, "x")["shape"] = {1, -2, 3, 3};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "negative dimension");
+  }
+  SUBCASE("huge shape is rejected before any allocation") {
+    tensor_entry(doc, "w")["shape"] = {int64_t{1} << 40, int64_t{1} << 40};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "too large");
+  }
+  SUBCASE("dtype x shape disagrees with the stored size") {
+    tensor_entry(doc, "w")["shape"] = {3, 2, 1, 2};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "needs 48");
+  }
+  SUBCASE("data outside the data section") {
+    tensor_entry(doc, "w")["offset"] = 1 << 20;
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "outside the data section");
+  }
+  SUBCASE("misaligned data") {
+    tensor_entry(doc, "w")["offset"] = 4;
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "not 64-byte aligned");
+  }
+  SUBCASE("undefined node input") {
+    doc["nodes"][1]["inputs"] = {"nope"};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "'nope', which is not defined");
+  }
+  SUBCASE("nodes out of order (a cycle or misordering)") {
+    std::swap(doc["nodes"][0], doc["nodes"][1]);
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "before it is produced");
+  }
+  SUBCASE("attribute of the wrong type") {
+    doc["nodes"][0]["attrs"]["strides"] = "wide";
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "attribute 'strides' must be ints");
+  }
+  SUBCASE("unknown attribute") {
+    doc["nodes"][0]["attrs"]["colour"] = 1;
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "unknown attribute 'colour'");
+  }
+  SUBCASE("unknown op") {
+    doc["nodes"][1]["op"] = "teleport";
+    expect_error(with_json(good, doc), ExitCode::unsupported, "op 'teleport'");
+  }
+  SUBCASE("missing field") {
+    doc["nodes"][1].erase("outputs");
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "missing 'outputs'");
+  }
+  SUBCASE("declared shape disagrees with shape inference") {
+    tensor_entry(doc, "y")["shape"] = {1, 3, 2, 2};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "is declared float32 1x3x2x2");
+  }
+  SUBCASE("graph output not produced") {
+    doc["outputs"] = {"ghost"};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "graph output 'ghost'");
+  }
+  SUBCASE("duplicate tensor") {
+    doc["tensors"].push_back(doc["tensors"][0]);
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "defined twice");
+  }
+  SUBCASE("quantization parameters that do not match the shape") {
+    tensor_entry(doc, "w")["quant"] = {{"scales", {0.1, 0.2}}, {"zero_points", {0, 0}}, {"axis", 0}};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "expected 3");
+  }
+  SUBCASE("the unmodified JSON still reads") { CHECK_NOTHROW(decode_model(as_input(with_json(good, doc)))); }
+}
+
+TEST_CASE("save_model writes atomically and never leaves partial output") {
+  const auto dir = std::filesystem::temp_directory_path() / ("mt_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto target = (dir / "model.mt").string();
+  SUBCASE("success replaces the target whole") {
+    save_model(make_graph(), target);
+    CHECK(read_model(target).nodes.size() == 3);
+  }
+  SUBCASE("an invalid graph writes nothing") {
+    Graph bad = make_graph();
+    bad.outputs = {"ghost"};
+    CHECK_THROWS_AS(save_model(bad, target), Error);
+    CHECK_FALSE(std::filesystem::exists(target));
+  }
+  SUBCASE("an output abandoned before commit leaves no file") {
+    {
+      OutputFile out(target, true);
+      out.write("partial", 7);
+    }
+    CHECK_FALSE(std::filesystem::exists(target));
+  }
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) <= 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("checksum is stable and sensitive") {
+  const char text[] = "The quick brown fox jumps over the lazy dog, 64 bytes or more....";
+  Checksum split;
+  split.update(text, 10);
+  split.update(text + 10, sizeof(text) - 10);
+  CHECK(split.finish() == checksum(text, sizeof(text)));
+  char changed[sizeof(text)];
+  std::memcpy(changed, text, sizeof(text));
+  changed[40] ^= 1;
+  CHECK(checksum(changed, sizeof(changed)) != checksum(text, sizeof(text)));
+  CHECK(checksum(text, 0) != checksum(text, 1));
+}
