@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "lib/format/checksum.h"
 #include "lib/format/model_file.h"
