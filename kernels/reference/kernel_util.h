@@ -1,0 +1,44 @@
+// Helpers shared by the reference kernels: dtype checks that throw Error(unsupported) naming
+// the node, and a row-major walk over a broadcast output with the offsets of each input.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "lib/core/error.h"
+#include "lib/ir/graph.h"
+
+namespace mt::reference {
+
+// Throws Error(unsupported) unless `tensor` has dtype `expected`.
+inline void require_dtype(const Node& node, const TensorInfo& tensor, DType expected) {
+  if (tensor.dtype != expected)
+    unsupported("node '{}' ({}): the reference kernel supports {} only, tensor '{}' is {}", node.name, node.op,
+                dtype_name(expected), tensor.name, dtype_name(tensor.dtype));
+}
+
+// Calls fn(out_offset, offsets) for every element of `out` in row-major order, where offsets[i]
+// is the element of input i, whose row-major strides as seen from `out` are strides[i]
+// (0 along broadcast dimensions; see broadcast_strides()).
+template <size_t N, typename Fn>
+void for_each_broadcast(const Shape& out, const std::array<std::vector<int64_t>, N>& strides, Fn&& fn) {
+  const int64_t count = numel(out);
+  if (count == 0) return;
+  const size_t rank = out.size();
+  std::vector<int64_t> index(rank, 0);
+  std::array<int64_t, N> offsets{};
+  for (int64_t o = 0; o < count; ++o) {
+    fn(o, offsets);
+    // Advance the multi-index like an odometer, keeping the input offsets in step.
+    for (size_t d = rank; d-- > 0;) {
+      ++index[d];
+      for (size_t i = 0; i < N; ++i) offsets[i] += strides[i][d];
+      if (index[d] < out[d]) break;
+      for (size_t i = 0; i < N; ++i) offsets[i] -= strides[i][d] * index[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace mt::reference
