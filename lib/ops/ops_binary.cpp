@@ -1,8 +1,54 @@
-// Op schemas of the binary family.
+// Op schemas of the binary family: element-wise arithmetic with numpy broadcasting.
+#include <limits>
+
+#include "lib/ops/broadcast.h"
+#include "lib/ops/infer_helpers.h"
 #include "lib/ops/registry.h"
 
 namespace mt {
+namespace {
 
-void register_binary_ops(OpRegistry& /*registry*/) {}
+constexpr double kFloatMax = std::numeric_limits<float>::max();
+
+std::vector<TensorType> infer_binary(const InferContext& context) {
+  require_same_dtype(context, 1, 0);
+  const TensorInfo& a = context.input(0);
+  const TensorInfo& b = context.input(1);
+  auto shape = broadcast_shapes(a.shape, b.shape);
+  if (!shape)
+    context.fail("inputs '{}' ({}) and '{}' ({}) do not broadcast", context.node().inputs[0], shape_str(a.shape),
+                 context.node().inputs[1], shape_str(b.shape));
+  return {TensorType{a.dtype, *shape}};
+}
+
+// add with the clamp mt-fuse folds into it.
+std::vector<TensorType> infer_add(const InferContext& context) {
+  const double act_min = context.attr_float("act_min");
+  const double act_max = context.attr_float("act_max");
+  if (act_min > act_max) context.fail("attribute 'act_min' ({}) is greater than 'act_max' ({})", act_min, act_max);
+  return infer_binary(context);
+}
+
+OpSchema binary(std::string name, std::string summary) {
+  return OpSchema{std::move(name), std::move(summary), {"A", "B"}, false, 1, {}, infer_binary};
+}
+
+}  // namespace
+
+void register_binary_ops(OpRegistry& registry) {
+  registry.add(OpSchema{"add",
+                        "A + B (broadcast), then clamped to [act_min, act_max]",
+                        {"A", "B"},
+                        false,
+                        1,
+                        {{"act_min", AttrType::real, Attribute{-kFloatMax}}, {"act_max", AttrType::real, Attribute{kFloatMax}}},
+                        infer_add});
+  registry.add(binary("sub", "A - B (broadcast)"));
+  registry.add(binary("mul", "A * B (broadcast)"));
+  registry.add(binary("div", "A / B (broadcast; integers truncate toward zero)"));
+  registry.add(binary("pow", "A ^ B (broadcast)"));
+  registry.add(binary("max", "element-wise maximum (broadcast)"));
+  registry.add(binary("min", "element-wise minimum (broadcast)"));
+}
 
 }  // namespace mt

@@ -12,7 +12,7 @@ TEST_CASE("activation: unary ops keep dtype and shape") {
   for (const char* op : {"relu", "sigmoid", "tanh", "hardswish", "silu", "erf", "exp", "log", "sqrt", "neg", "abs",
                          "reciprocal", "floor", "ceil", "softplus", "gelu", "clamp", "hardsigmoid", "leaky_relu",
                          "elu"}) {
-    INFO("op ", op);
+    INFO("op ", std::string(op));
     REQUIRE(find_op(op) != nullptr);
     auto outputs = infer(op, {tensor({2, 3, 4})});
     REQUIRE(outputs.size() == 1);
