@@ -1,9 +1,279 @@
+// The import driver: load and check the file, list unsupported ops up front, fix the input
+// shapes, translate the nodes in order (folding what is constant), then name the outputs,
+// drop dead code and validate the graph.
 #include "lib/import/onnx_importer.h"
 
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <filesystem>
+#include <set>
+#include <unordered_set>
+
 #include "lib/core/error.h"
+#include "lib/import/import_context.h"
+#include "lib/import/onnx_loader.h"
+#include "lib/import/translators.h"
 
 namespace mt {
+namespace {
 
-Graph import_onnx(const std::string& path, const ImportOptions&) { fail(ExitCode::unsupported, "{}: ONNX import is being written", path); }
+using namespace onnx_import;
+
+// How many node names an error lists per op before "and N more".
+constexpr size_t kNamesListed = 5;
+
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string list_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size() && i < kNamesListed; ++i) text += (i ? ", " : "") + names[i];
+  if (names.size() > kNamesListed) text += fmt::format(" and {} more", names.size() - kNamesListed);
+  return text;
+}
+
+// Every node gets a unique name: its ONNX name, else "<OpType>_<index>".
+std::vector<std::string> assign_node_names(ImportContext& ctx, const onnx::GraphProto& graph) {
+  std::vector<std::string> names;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    names.push_back(ctx.reserve_node_name(node.name().empty() ? fmt::format("{}_{}", node.op_type(), i) : node.name()));
+  }
+  return names;
+}
+
+// Op types mt cannot import at all, all of them in one error, before anything else is asked.
+void check_op_types(const onnx::GraphProto& graph, const std::vector<std::string>& names, const std::string& source) {
+  std::map<std::string, std::vector<std::string>> missing;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    if (is_default_domain(node.domain()) && find_translator(node.op_type())) continue;
+    const std::string op = is_default_domain(node.domain()) ? node.op_type() : node.domain() + "." + node.op_type();
+    missing[op].push_back(names[static_cast<size_t>(i)]);
+  }
+  if (missing.empty()) return;
+  std::string text;
+  for (const auto& [op, nodes] : missing)
+    text += fmt::format("{}{} ({} node{}: {})", text.empty() ? "" : ", ", op, nodes.size(), nodes.size() == 1 ? "" : "s",
+                        list_names(nodes));
+  unsupported("{}: unsupported ONNX ops: {}", source, text);
+}
+
+std::string join_dims(const std::vector<std::string>& dims, const char* separator) {
+  std::string text;
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? separator : "") + dims[i];
+  return text;
+}
+
+// Declares the graph inputs (initializers are constants, not inputs) with static shapes: the
+// model's own, or --input-shape's. Dynamic dimensions left over are one usage error.
+void add_inputs(Graph& graph, const onnx::GraphProto& onnx_graph, const ImportOptions& options, const std::string& source) {
+  std::unordered_set<std::string> initializers;
+  for (const auto& init : onnx_graph.initializer()) initializers.insert(init.name());
+  std::vector<const onnx::ValueInfoProto*> inputs;
+  for (const auto& input : onnx_graph.input())
+    if (!initializers.count(input.name())) inputs.push_back(&input);
+
+  for (const auto& [name, shape] : options.input_shapes) {
+    bool found = false;
+    for (const auto* input : inputs) found |= input->name() == name;
+    if (!found) {
+      std::vector<std::string> real;
+      for (const auto* input : inputs) real.push_back(input->name());
+      fail(ExitCode::usage, "{}: --input-shape names '{}', which is not an input of the model; its inputs are: {}", source,
+           name, real.empty() ? "(none)" : join_dims(real, ", "));
+    }
+  }
+
+  std::vector<std::string> dynamic, examples;
+  for (const auto* input : inputs) {
+    const std::string& name = input->name();
+    if (!input->type().has_tensor_type()) unsupported("{}: input '{}' is not a tensor", source, name);
+    const auto& tensor_type = input->type().tensor_type();
+    auto dtype = dtype_from_onnx(tensor_type.elem_type());
+    if (!dtype) unsupported("{}: input '{}' has element type {}, which mt does not support", source, name, onnx_type_name(tensor_type.elem_type()));
+    std::vector<std::string> labels;  // each dimension as declared: a number or a symbol
+    Shape declared;
+    bool is_static = tensor_type.has_shape();
+    for (const auto& dim : tensor_type.shape().dim()) {
+      const bool known = dim.has_dim_value() && dim.dim_value() >= 0;
+      declared.push_back(known ? dim.dim_value() : -1);
+      labels.push_back(known ? std::to_string(dim.dim_value()) : dim.has_dim_param() ? dim.dim_param() : "?");
+      is_static &= known;
+    }
+    Shape shape = declared;
+    if (auto given = options.input_shapes.find(name); given != options.input_shapes.end()) {
+      shape = given->second;
+      if (tensor_type.has_shape() && shape.size() != declared.size())
+        fail(ExitCode::usage, "{}: --input-shape {} gives rank {}, but the model declares '{}' as {}", source, name,
+             shape.size(), name, join_dims(labels, " x "));
+      for (size_t i = 0; i < declared.size(); ++i)
+        if (declared[i] >= 0 && declared[i] != shape[i])
+          spdlog::warn("{}: --input-shape overrides dimension {} of '{}' ({} -> {})", source, i, name, declared[i], shape[i]);
+    } else if (!is_static) {
+      dynamic.push_back(tensor_type.has_shape() ? fmt::format("{}: {}", name, join_dims(labels, " x ")) : name + ": unknown shape");
+      for (auto& label : labels)
+        if (label.find_first_not_of("0123456789") != std::string::npos) label = "1";
+      examples.push_back(fmt::format("--input-shape {}:{}", name, tensor_type.has_shape() ? join_dims(labels, ",") : "D0,D1,..."));
+      continue;
+    }
+    if (!checked_numel(shape)) invalid_input("{}: input '{}' has shape {}, which is too large", source, name, shape_str(shape));
+    graph.add_tensor(TensorInfo{.name = name, .dtype = *dtype, .shape = shape});
+    graph.inputs.push_back(name);
+  }
+  if (!dynamic.empty())
+    fail(ExitCode::usage, "{}: inputs with dynamic dimensions: {}; give static shapes with --input-shape NAME:D0,D1,... (e.g. {})",
+         source, join_dims(dynamic, "; "), join_dims(examples, " "));
+}
+
+// Translates every node in order. A node mt cannot import is recorded and its outputs marked
+// unavailable, so that one error lists every such node rather than only the first.
+void translate_nodes(ImportContext& ctx, const onnx::GraphProto& graph, const std::vector<std::string>& names, int opset,
+                     const std::string& source) {
+  std::unordered_set<std::string> unavailable;
+  std::vector<std::string> problems;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& proto = graph.node(i);
+    const OnnxNode node(proto, names[static_cast<size_t>(i)], opset);
+    bool blocked = false;
+    for (const auto& in : proto.input()) blocked |= unavailable.count(in) != 0;
+    try {
+      if (!blocked) {
+        const TranslatorEntry* entry = find_translator(proto.op_type());
+        entry->translate(ctx, node, entry->mt_op);
+        continue;
+      }
+    } catch (const Error& e) {
+      if (e.code() != ExitCode::unsupported) throw;
+      problems.push_back(e.what());
+    }
+    for (const auto& out : proto.output()) unavailable.insert(out);
+  }
+  if (problems.size() == 1) unsupported("{}: {}", source, problems[0]);
+  if (!problems.empty()) unsupported("{}: {} nodes cannot be imported: {}", source, problems.size(), join_dims(problems, "; "));
+}
+
+void rename_tensor(Graph& graph, const std::string& from, const std::string& to) {
+  auto entry = graph.tensors.extract(from);
+  entry.key() = to;
+  entry.mapped().name = to;
+  graph.tensors.insert(std::move(entry));
+  for (auto& node : graph.nodes) {
+    for (auto& in : node.inputs)
+      if (in == from) in = to;
+    for (auto& out : node.outputs)
+      if (out == from) out = to;
+  }
+}
+
+// Graph outputs keep their ONNX names. One that became another tensor (through Identity,
+// Dropout or a no-op Cast) renames that tensor when nothing else needs its name, else gets an
+// identity node.
+void add_outputs(ImportContext& ctx, Graph& graph, const onnx::GraphProto& onnx_graph) {
+  std::set<std::string> output_names;
+  for (const auto& output : onnx_graph.output()) output_names.insert(output.name());
+  const std::set<std::string> input_names(graph.inputs.begin(), graph.inputs.end());
+  const auto producers = graph.producers();
+  std::map<std::string, std::string> renamed;  // old mt name -> the output name it now has
+  for (const auto& output : onnx_graph.output()) {
+    const std::string& name = output.name();
+    std::string source = ctx.tensor_name(name);
+    if (auto it = renamed.find(source); it != renamed.end()) source = it->second;
+    if (source != name) {
+      const bool renamable = producers.count(source) && !output_names.count(source) && !input_names.count(source);
+      if (renamable) {
+        rename_tensor(graph, source, name);
+        renamed.emplace(source, name);
+      } else {
+        TensorInfo info = graph.tensor(source);
+        graph.add_tensor(TensorInfo{.name = name, .dtype = info.dtype, .shape = info.shape});
+        graph.nodes.push_back(Node{.name = ctx.reserve_node_name(name + "/identity"), .op = "identity", .inputs = {source}, .outputs = {name}});
+      }
+    }
+    graph.outputs.push_back(name);
+  }
+}
+
+// Drops nodes none of whose outputs reach a graph output.
+void remove_dead_nodes(Graph& graph) {
+  std::unordered_set<std::string> live(graph.outputs.begin(), graph.outputs.end());
+  std::vector<bool> keep(graph.nodes.size(), false);
+  for (size_t i = graph.nodes.size(); i-- > 0;) {
+    const Node& node = graph.nodes[i];
+    for (const auto& out : node.outputs) keep[i] = keep[i] || live.count(out);
+    if (keep[i]) live.insert(node.inputs.begin(), node.inputs.end());
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    if (keep[i]) kept.push_back(std::move(graph.nodes[i]));
+  if (kept.size() != graph.nodes.size()) spdlog::debug("removed {} unused nodes", graph.nodes.size() - kept.size());
+  graph.nodes = std::move(kept);
+}
+
+nlohmann::json source_metadata(const LoadedOnnx& loaded) {
+  const auto& model = *loaded.model;
+  std::string producer = model.producer_name();
+  if (!model.producer_version().empty()) producer += (producer.empty() ? "" : " ") + model.producer_version();
+  const std::string file =
+      loaded.directory.empty() ? loaded.source : std::filesystem::path(loaded.source).filename().string();
+  return {{"format", "onnx"}, {"file", file}, {"opset", loaded.opset}, {"producer", producer}};
+}
+
+}  // namespace
+
+Graph import_onnx(const std::string& path, const ImportOptions& options) {
+  LoadedOnnx loaded = load_onnx(path);
+  const onnx::GraphProto& onnx_graph = loaded.model->graph();
+  Graph graph;
+  ExternalFiles external(loaded.directory);
+  ImportContext ctx(graph, onnx_graph, external);
+  const auto names = assign_node_names(ctx, onnx_graph);
+  check_op_types(onnx_graph, names, loaded.source);
+  add_inputs(graph, onnx_graph, options, loaded.source);
+  try {
+    translate_nodes(ctx, onnx_graph, names, loaded.opset, loaded.source);
+    add_outputs(ctx, graph, onnx_graph);
+    graph.sort_topologically();
+    remove_dead_nodes(graph);
+    graph.infer_shapes();
+    graph.remove_unused_tensors();
+    graph.validate();
+  } catch (const Error& e) {
+    if (std::string_view(e.what()).starts_with(loaded.source + ": ")) throw;
+    throw with_context(e, loaded.source);
+  }
+  graph.metadata["source"] = source_metadata(loaded);
+  spdlog::info("imported {}: opset {}, {} ONNX nodes -> {} mt nodes, {} constants", loaded.source, loaded.opset,
+               onnx_graph.node_size(), graph.nodes.size(),
+               std::count_if(graph.tensors.begin(), graph.tensors.end(), [](const auto& t) { return t.second.is_constant(); }));
+  return graph;
+}
+
+std::pair<std::string, Shape> parse_input_shape(std::string_view spec) {
+  auto bad = [&](std::string_view why) {
+    fail(ExitCode::usage, "--input-shape '{}': {}; expected NAME:D0,D1,... (e.g. input:1,3,224,224)", spec, why);
+  };
+  const size_t colon = spec.rfind(':');
+  if (colon == std::string_view::npos) bad("no ':' between the name and the dimensions");
+  if (colon == 0) bad("the input name is empty");
+  std::string_view dims = spec.substr(colon + 1);
+  if (dims.empty()) bad("no dimensions");
+  Shape shape;
+  while (true) {
+    const size_t comma = dims.find(',');
+    const std::string_view text = dims.substr(0, comma);
+    int64_t value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 1)
+      bad(fmt::format("dimension '{}' is not a positive integer", text));
+    shape.push_back(value);
+    if (comma == std::string_view::npos) break;
+    dims.remove_prefix(comma + 1);
+  }
+  if (!checked_numel(shape)) bad("the shape is too large");
+  return {std::string(spec.substr(0, colon)), shape};
+}
+
+std::vector<std::string> importable_onnx_ops() { return onnx_import::importable_onnx_ops(); }
 
 }  // namespace mt

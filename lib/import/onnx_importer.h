@@ -4,6 +4,9 @@
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "lib/ir/graph.h"
 
@@ -14,10 +17,20 @@ struct ImportOptions {
   std::map<std::string, Shape> input_shapes;
 };
 
-// Reads an ONNX file (with external-data tensors beside it) and returns a validated graph.
-// Throws Error: invalid_input for a missing/malformed/truncated file or one that fails the ONNX
-// checker, unsupported for ops mt cannot import (listing all of them), usage for dynamic inputs
-// without input_shapes.
+// Reads an ONNX file (with external-data tensors beside it; "-" or "" reads standard input) and
+// returns a validated graph. Throws Error naming the file:
+//   invalid_input  a missing, empty, truncated or non-ONNX file, one that fails the ONNX checker,
+//                  or a model whose tensors or nodes are inconsistent;
+//   unsupported    ops mt cannot import (one message listing all of them), opsets before 9;
+//   usage          inputs with dynamic dimensions and no input_shapes for them (the message lists
+//                  each with its symbolic shape), or input_shapes naming inputs the model lacks.
 Graph import_onnx(const std::string& path, const ImportOptions& options);
+
+// Parses one --input-shape value, "NAME:D0,D1,..." (the name may itself contain ':'; the last
+// one separates it). Throws Error(usage) explaining the expected form.
+std::pair<std::string, Shape> parse_input_shape(std::string_view spec);
+
+// Every ONNX op type mt imports (default domain), sorted: for --help and the man page.
+std::vector<std::string> importable_onnx_ops();
 
 }  // namespace mt

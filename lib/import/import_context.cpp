@@ -1,0 +1,167 @@
+#include "lib/import/import_context.h"
+
+#include <spdlog/spdlog.h>
+
+#include "kernels/reference/reference.h"
+#include "lib/import/constant_values.h"
+#include "lib/ops/registry.h"
+
+namespace mt::onnx_import {
+
+ImportContext::ImportContext(Graph& graph, const onnx::GraphProto& onnx_graph, ExternalFiles& external)
+    : graph_(graph), external_(external) {
+  for (const auto& init : onnx_graph.initializer()) {
+    initializers_.emplace(init.name(), &init);
+    reserved_.insert(init.name());
+  }
+  for (const auto& input : onnx_graph.input()) reserved_.insert(input.name());
+  for (const auto& output : onnx_graph.output()) {
+    reserved_.insert(output.name());
+    used_.insert(output.name());
+  }
+  for (const auto& node : onnx_graph.node()) {
+    for (const auto& in : node.input()) used_.insert(in);
+    for (const auto& out : node.output()) reserved_.insert(out);
+  }
+}
+
+std::string ImportContext::reserve_node_name(const std::string& candidate) {
+  std::string name = candidate;
+  for (int suffix = 1; !reserved_node_names_.insert(name).second; ++suffix) name = fmt::format("{}_{}", candidate, suffix);
+  return name;
+}
+
+const std::string& ImportContext::tensor_name(const std::string& onnx_name) {
+  if (auto alias = aliases_.find(onnx_name); alias != aliases_.end()) return alias->second;
+  if (auto it = graph_.tensors.find(onnx_name); it != graph_.tensors.end()) return it->first;
+  if (auto init = initializers_.find(onnx_name); init != initializers_.end())
+    return add_constant(tensor_from_onnx(*init->second, onnx_name, external_));
+  invalid_input("tensor '{}' is used before it is defined, or never defined", onnx_name);
+}
+
+std::string ImportContext::input(const OnnxNode& node, size_t i) {
+  return node.has_input(i) ? tensor_name(node.input(i)) : std::string();
+}
+
+const TensorInfo& ImportContext::input_info(const OnnxNode& node, size_t i) {
+  if (!node.has_input(i)) node.invalid("input {} is required", i);
+  return graph_.tensor(tensor_name(node.input(i)));
+}
+
+std::vector<int64_t> ImportContext::const_ints(const OnnxNode& node, size_t i, std::string_view what) {
+  if (!node.has_input(i)) node.invalid("input {} ({}) is required", i, what);
+  const TensorInfo& info = input_info(node, i);
+  if (!info.is_constant())
+    node.unsupported("input '{}' ({}) must be constant after shape folding, but it is computed at run time",
+                     node.input(i), what);
+  if (!is_integer(info.dtype)) node.invalid("input '{}' ({}) must hold integers, got {}", node.input(i), what, dtype_name(info.dtype));
+  return read_ints(info);
+}
+
+std::vector<double> ImportContext::const_floats(const OnnxNode& node, size_t i, std::string_view what) {
+  if (!node.has_input(i)) node.invalid("input {} ({}) is required", i, what);
+  const TensorInfo& info = input_info(node, i);
+  if (!info.is_constant())
+    node.unsupported("input '{}' ({}) must be constant after shape folding, but it is computed at run time",
+                     node.input(i), what);
+  return read_doubles(info);
+}
+
+void ImportContext::alias(const std::string& onnx_name, const std::string& mt_name) {
+  if (graph_.has_tensor(onnx_name) || !aliases_.emplace(onnx_name, mt_name).second)
+    invalid_input("tensor '{}' is defined twice", onnx_name);
+}
+
+const std::string& ImportContext::add_constant(TensorInfo info) {
+  auto name = info.name;
+  graph_.add_tensor(std::move(info));
+  return graph_.tensors.find(name)->first;
+}
+
+std::string ImportContext::fresh_name(const std::string& hint) {
+  std::string name = hint;
+  while (reserved_.count(name) || graph_.has_tensor(name) || aliases_.count(name))
+    name = fmt::format("{}_{}", hint, ++fresh_counter_);
+  reserved_.insert(name);
+  return name;
+}
+
+std::string ImportContext::scalar(const OnnxNode& node, double value, DType dtype) {
+  const double values[] = {value};
+  return add_constant(make_constant(fresh_name(node.name() + "/const"), dtype, {}, values));
+}
+
+std::string ImportContext::node_name(const OnnxNode& node, const std::string& op, const std::vector<std::string>& outputs) {
+  bool produces_onnx_output = false;
+  for (const auto& out : outputs)
+    for (size_t i = 0; i < node.num_outputs(); ++i) produces_onnx_output |= !out.empty() && out == node.output(i);
+  if (produces_onnx_output && emitted_node_names_.insert(node.name()).second) return node.name();
+  const std::string base = node.name() + "/" + op;
+  std::string name = base;
+  for (int suffix = 1; reserved_node_names_.count(name) || !emitted_node_names_.insert(name).second; ++suffix)
+    name = fmt::format("{}_{}", base, suffix);
+  return name;
+}
+
+bool ImportContext::try_fold(const Node& mt_node, const std::vector<const TensorInfo*>& inputs) {
+  bool any_input = false;
+  for (const TensorInfo* in : inputs) {
+    if (in == nullptr) continue;
+    if (!in->is_constant()) return false;
+    any_input = true;
+  }
+  const reference::Kernel kernel = any_input ? reference::find_kernel(mt_node.op) : nullptr;
+  if (kernel == nullptr) return false;
+
+  auto types = infer_node(mt_node, inputs);
+  // Folding must not turn a small model into a huge one (an Expand of a scalar, say): outputs
+  // larger than the inputs and than kMaxFoldedElements are left to run time.
+  int64_t input_elements = 0;
+  for (const TensorInfo* in : inputs)
+    if (in) input_elements += in->numel();
+  for (const auto& type : types)
+    if (numel(type.shape) > std::max(input_elements, kMaxFoldedElements)) return false;
+  std::vector<TensorInfo> outputs;
+  for (size_t i = 0; i < types.size(); ++i) {
+    TensorInfo out{.name = mt_node.outputs[i], .dtype = types[i].dtype, .shape = std::move(types[i].shape)};
+    out.data = ConstData::allocate(out.byte_size());
+    outputs.push_back(std::move(out));
+  }
+  std::vector<reference::ConstView> in_views;
+  for (const TensorInfo* in : inputs) in_views.push_back({in, in ? in->data.data() : nullptr});
+  std::vector<reference::MutView> out_views;
+  for (auto& out : outputs) out_views.push_back({&out, out.data.mutable_data()});
+  try {
+    kernel(mt_node, in_views, out_views);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::unsupported) throw;
+    spdlog::debug("not folding node '{}' ({}): {}", mt_node.name, mt_node.op, e.what());
+    return false;
+  }
+  for (auto& out : outputs) graph_.add_tensor(std::move(out));
+  return true;
+}
+
+void ImportContext::emit(const OnnxNode& node, const std::string& op, std::vector<std::string> inputs, Attributes attrs,
+                         std::vector<std::string> outputs) {
+  Node mt_node{.name = node_name(node, op, outputs),
+               .op = op,
+               .inputs = std::move(inputs),
+               .outputs = std::move(outputs),
+               .attrs = std::move(attrs)};
+  std::vector<const TensorInfo*> infos;
+  for (const auto& in : mt_node.inputs) infos.push_back(in.empty() ? nullptr : &graph_.tensor(in));
+  if (try_fold(mt_node, infos)) return;
+  auto types = infer_node(mt_node, infos);
+  for (size_t i = 0; i < types.size(); ++i)
+    graph_.add_tensor(TensorInfo{.name = mt_node.outputs[i], .dtype = types[i].dtype, .shape = std::move(types[i].shape)});
+  graph_.nodes.push_back(std::move(mt_node));
+}
+
+std::string ImportContext::emit1(const OnnxNode& node, const std::string& op, std::vector<std::string> inputs,
+                                 Attributes attrs, const std::string& output) {
+  emit(node, op, std::move(inputs), std::move(attrs), {output});
+  return output;
+}
+
+}  // namespace mt::onnx_import

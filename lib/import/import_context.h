@@ -1,0 +1,87 @@
+// The state of one ONNX import: the mt graph being built, what each ONNX tensor became (a
+// static type, and its value when constant), fresh names, and emission with constant folding.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "lib/import/onnx_node.h"
+#include "lib/import/onnx_tensor.h"
+#include "lib/ir/graph.h"
+
+namespace mt::onnx_import {
+
+// Ops evaluated at import never create constants larger than this (in elements) unless their
+// inputs are as large: a bound on what a small hostile model can make the importer allocate.
+inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 24;
+
+class ImportContext {
+ public:
+  ImportContext(Graph& graph, const onnx::GraphProto& onnx_graph, ExternalFiles& external);
+
+  Graph& graph() { return graph_; }
+  ExternalFiles& external_files() { return external_; }
+
+  // A unique node name for an ONNX node: `candidate`, or it suffixed "_1", "_2", ... if taken.
+  std::string reserve_node_name(const std::string& candidate);
+
+  // --- ONNX tensors ------------------------------------------------------------------------
+  // The mt tensor an ONNX tensor became (following renames); loads an initializer on first use.
+  // Throws Error(invalid_input) if it was never defined.
+  const std::string& tensor_name(const std::string& onnx_name);
+  // The mt name of the node's input i; "" when the input is absent.
+  std::string input(const OnnxNode& node, size_t i);
+  // The node's input i, which must be present.
+  const TensorInfo& input_info(const OnnxNode& node, size_t i);
+  // Whether an ONNX tensor is consumed by a node or is a graph output.
+  bool is_used(const std::string& onnx_name) const { return used_.count(onnx_name) != 0; }
+
+  // --- constant operands ------------------------------------------------------------------
+  // The values of the node's input i, which must be present and constant (else
+  // Error(unsupported) naming the input and `what` it is: "shape", "axes", ...).
+  std::vector<int64_t> const_ints(const OnnxNode& node, size_t i, std::string_view what);
+  std::vector<double> const_floats(const OnnxNode& node, size_t i, std::string_view what);
+  bool is_constant(const std::string& mt_name) const { return graph_.tensor(mt_name).is_constant(); }
+
+  // --- definitions ------------------------------------------------------------------------
+  // The ONNX tensor `onnx_name` is the mt tensor `mt_name` (Identity, Dropout, no-op Cast).
+  void alias(const std::string& onnx_name, const std::string& mt_name);
+  // Adds a constant; its name must be fresh or the ONNX output it defines.
+  const std::string& add_constant(TensorInfo info);
+  // A name used by no ONNX tensor and no mt tensor so far, derived from `hint`.
+  std::string fresh_name(const std::string& hint);
+  // A float32 scalar constant (rank 0) with a fresh name.
+  std::string scalar(const OnnxNode& node, double value, DType dtype = DType::f32);
+
+  // Adds mt node `op` for ONNX `node`, or, when every input is constant and the reference
+  // kernels implement the op, computes it now and defines its outputs as constants. Outputs are
+  // typed by the op registry. The mt node is named after the ONNX node (suffixed "/op" when it
+  // produces none of the node's ONNX outputs).
+  void emit(const OnnxNode& node, const std::string& op, std::vector<std::string> inputs, Attributes attrs,
+            std::vector<std::string> outputs);
+  // emit() for a single output; returns its name.
+  std::string emit1(const OnnxNode& node, const std::string& op, std::vector<std::string> inputs, Attributes attrs,
+                    const std::string& output);
+
+ private:
+  bool try_fold(const Node& mt_node, const std::vector<const TensorInfo*>& inputs);
+  std::string node_name(const OnnxNode& node, const std::string& op, const std::vector<std::string>& outputs);
+
+  Graph& graph_;
+  ExternalFiles& external_;
+  std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
+  std::unordered_map<std::string, std::string> aliases_;  // ONNX name -> mt name
+  std::unordered_set<std::string> reserved_;              // every ONNX tensor name
+  std::unordered_set<std::string> used_;
+  std::set<std::string> reserved_node_names_;  // the ONNX nodes' names
+  std::set<std::string> emitted_node_names_;
+  size_t fresh_counter_ = 0;
+};
+
+}  // namespace mt::onnx_import

@@ -1,0 +1,137 @@
+// Rules for matrix products, normalisation, softmax and reductions: Gemm, MatMul,
+// BatchNormalization, LayerNormalization, Softmax/LogSoftmax and ReduceMean/Sum/Max/Min.
+#include "lib/import/translators.h"
+
+namespace mt::onnx_import {
+namespace {
+
+// Y = alpha * A' B' + beta * C. With a constant B this is `linear` with the transposed and
+// scaled weight computed now (and C as its bias when C is a vector); otherwise matmul, mul, add.
+void gemm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  const double alpha = node.attr_float("alpha", 1.0);
+  const double beta = node.attr_float("beta", 1.0);
+  const bool trans_a = node.attr_int("transA", 0) != 0;
+  const bool trans_b = node.attr_int("transB", 0) != 0;
+  input_of_rank(ctx, node, 0, 2, "A");
+  const TensorInfo& b_info = input_of_rank(ctx, node, 1, 2, "B");
+  const std::string& out = node.output(0);
+  const Attributes swap{{"perm", std::vector<int64_t>{1, 0}}};
+
+  std::string a = ctx.input(node, 0);
+  if (trans_a) a = ctx.emit1(node, "transpose", {a}, swap, ctx.fresh_name(out + "/a_t"));
+  std::string b = ctx.input(node, 1);
+  std::string c = node.has_input(2) && beta != 0.0 ? ctx.input(node, 2) : std::string();
+  const DType dtype = ctx.graph().tensor(a).dtype;
+  if (!c.empty() && beta != 1.0) c = ctx.emit1(node, "mul", {c, ctx.scalar(node, beta, dtype)}, {}, ctx.fresh_name(out + "/c_scaled"));
+
+  if (b_info.is_constant()) {
+    const int64_t n = trans_b ? b_info.shape[0] : b_info.shape[1];
+    std::string weight = trans_b ? b : ctx.emit1(node, "transpose", {b}, swap, ctx.fresh_name(b + "/t"));
+    if (alpha != 1.0) weight = ctx.emit1(node, "mul", {weight, ctx.scalar(node, alpha, dtype)}, {}, ctx.fresh_name(b + "/scaled"));
+    std::string bias;
+    if (!c.empty() && ctx.is_constant(c)) {
+      const TensorInfo& c_info = ctx.graph().tensor(c);
+      if (c_info.numel() == n && (c_info.shape == Shape{n} || c_info.shape == Shape{1, n})) {
+        bias = c_info.shape.size() == 1 ? c
+                                        : ctx.emit1(node, "reshape", {c}, {{"shape", std::vector<int64_t>{n}}},
+                                                    ctx.fresh_name(c + "/vector"));
+      } else if (c_info.numel() == 1) {
+        bias = ctx.emit1(node, "expand", {c}, {{"shape", std::vector<int64_t>{n}}}, ctx.fresh_name(c + "/vector"));
+      }
+      if (!bias.empty()) c.clear();
+    }
+    std::vector<std::string> inputs{a, weight};
+    if (!bias.empty()) inputs.push_back(bias);
+    const std::string y = ctx.emit1(node, "linear", inputs, {}, c.empty() ? out : ctx.fresh_name(out + "/linear"));
+    if (!c.empty()) ctx.emit1(node, "add", {y, c}, {}, out);
+    return;
+  }
+  if (trans_b) b = ctx.emit1(node, "transpose", {b}, swap, ctx.fresh_name(out + "/b_t"));
+  const bool scale = alpha != 1.0;
+  std::string y = ctx.emit1(node, "matmul", {a, b}, {}, scale || !c.empty() ? ctx.fresh_name(out + "/matmul") : out);
+  if (scale) y = ctx.emit1(node, "mul", {y, ctx.scalar(node, alpha, dtype)}, {}, c.empty() ? out : ctx.fresh_name(out + "/scaled"));
+  if (!c.empty()) ctx.emit1(node, "add", {y, c}, {}, out);
+}
+
+void matmul(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  ctx.emit1(node, "matmul", {ctx.input(node, 0), ctx.input(node, 1)}, {}, node.output(0));
+}
+
+void batch_norm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  if (node.attr_int("training_mode", 0) != 0) node.unsupported("training_mode=1");
+  require_only_first_output(ctx, node, "running statistics");
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < 5; ++i) {
+    if (!node.has_input(i)) node.invalid("input {} is required", i);
+    inputs.push_back(ctx.input(node, i));
+  }
+  ctx.emit1(node, "batch_norm", inputs, {{"epsilon", node.attr_float("epsilon", 1e-5)}}, node.output(0));
+}
+
+void layer_norm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  require_only_first_output(ctx, node, "mean / inverse standard deviation");
+  std::vector<std::string> inputs{ctx.input(node, 0), ctx.input(node, 1)};
+  if (node.has_input(2)) inputs.push_back(ctx.input(node, 2));
+  ctx.emit1(node, "layer_norm", inputs,
+            {{"axis", node.attr_int("axis", -1)}, {"epsilon", node.attr_float("epsilon", 1e-5)}}, node.output(0));
+}
+
+// Before opset 13 Softmax coerces its input to 2-D at `axis` (default 1) and normalises each
+// row; from 13 on it normalises along one axis (default -1). mt's softmax is the latter, so the
+// old form becomes flatten + softmax + reshape unless the axis is already the last.
+void softmax(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {
+  const TensorInfo& x = ctx.input_info(node, 0);
+  const size_t rank = x.shape.size();
+  const std::string input = ctx.input(node, 0);
+  if (node.opset() >= 13) {
+    ctx.emit1(node, mt_op, {input}, {{"axis", node.attr_int("axis", -1)}}, node.output(0));
+    return;
+  }
+  const int64_t raw_axis = node.attr_int("axis", 1);
+  if (raw_axis < -static_cast<int64_t>(rank) || raw_axis > static_cast<int64_t>(rank))
+    node.invalid("axis {} is out of range for rank {}", raw_axis, rank);
+  const int64_t axis = raw_axis < 0 ? raw_axis + static_cast<int64_t>(rank) : raw_axis;
+  if (rank == 0 || axis == static_cast<int64_t>(rank) - 1) {
+    ctx.emit1(node, mt_op, {input}, {{"axis", int64_t{-1}}}, node.output(0));
+    return;
+  }
+  const Shape shape = x.shape;
+  const std::string& out = node.output(0);
+  const std::string flat = ctx.emit1(node, "flatten", {input}, {{"axis", axis}}, ctx.fresh_name(out + "/2d"));
+  const std::string soft = ctx.emit1(node, mt_op, {flat}, {{"axis", int64_t{-1}}}, ctx.fresh_name(out + "/" + mt_op));
+  ctx.emit1(node, "reshape", {soft}, {{"shape", shape}}, out);
+}
+
+// ReduceSum takes its axes as an input from opset 13, the other reductions from opset 18.
+void reduce(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {
+  const bool axes_input = node.opset() >= (node.op_type() == "ReduceSum" ? 13 : 18);
+  std::vector<int64_t> axes;
+  if (axes_input) {
+    if (node.has_input(1)) axes = ctx.const_ints(node, 1, "axes");
+    if (axes.empty() && node.attr_int("noop_with_empty_axes", 0) != 0) {
+      ctx.alias(node.output(0), ctx.input(node, 0));
+      return;
+    }
+  } else {
+    axes = node.attr_ints("axes");
+  }
+  ctx.emit1(node, mt_op, {ctx.input(node, 0)}, {{"axes", axes}, {"keepdims", node.attr_int("keepdims", 1)}},
+            node.output(0));
+}
+
+}  // namespace
+
+void add_network_translators(TranslatorTable& table) {
+  table.add("Gemm", gemm);
+  table.add("MatMul", matmul);
+  table.add("BatchNormalization", batch_norm);
+  table.add("LayerNormalization", layer_norm);
+  table.add("Softmax", softmax, "softmax");
+  table.add("LogSoftmax", softmax, "log_softmax");
+  table.add("ReduceMean", reduce, "reduce_mean");
+  table.add("ReduceSum", reduce, "reduce_sum");
+  table.add("ReduceMax", reduce, "reduce_max");
+  table.add("ReduceMin", reduce, "reduce_min");
+}
+
+}  // namespace mt::onnx_import

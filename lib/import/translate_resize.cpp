@@ -1,0 +1,128 @@
+// Rules for Resize (opsets 10, 11, 13, 18) and Upsample (opset 9): the constant scales or sizes
+// become the full output shape of mt's resize, with the coordinate rules of each version.
+#include <cmath>
+#include <set>
+
+#include "lib/import/translators.h"
+
+namespace mt::onnx_import {
+namespace {
+
+const std::set<std::string, std::less<>> kTransforms = {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                                         "asymmetric", "tf_half_pixel_for_nn"};
+const std::set<std::string, std::less<>> kNearestModes = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+
+// ONNX: output = floor(input * scale).
+int64_t scaled_size(const OnnxNode& node, int64_t in, double scale) {
+  if (!(scale > 0.0) || !std::isfinite(scale)) node.invalid("scale {} must be positive", scale);
+  const double out = std::floor(static_cast<double>(in) * scale);
+  if (out > static_cast<double>(kMaxElements)) node.invalid("scale {} gives a too large output", scale);
+  return static_cast<int64_t>(out);
+}
+
+// Upsample (opset 9) and Resize-10: scales only and asymmetric coordinates. Their nearest mode
+// has no nearest_mode attribute: ONNX Runtime rounds down when enlarging and up when shrinking.
+void legacy_resize(ImportContext& ctx, const OnnxNode& node) {
+  const Shape input = ctx.input_info(node, 0).shape;
+  const auto scales = ctx.const_floats(node, 1, "scales");
+  if (scales.size() != input.size()) node.invalid("scales has {} values for rank {}", scales.size(), input.size());
+  std::string mode = node.attr_string("mode", "nearest");
+  if (mode == "bilinear") mode = "linear";
+  if (mode != "nearest" && mode != "linear") node.unsupported("mode '{}'", mode);
+  Shape sizes;
+  bool enlarges = false, shrinks = false;
+  for (size_t i = 0; i < input.size(); ++i) {
+    sizes.push_back(scaled_size(node, input[i], scales[i]));
+    enlarges |= scales[i] > 1.0;
+    shrinks |= scales[i] < 1.0;
+  }
+  if (mode == "nearest" && enlarges && shrinks) node.unsupported("nearest resizing that enlarges some axes and shrinks others");
+  ctx.emit1(node, "resize", {ctx.input(node, 0)},
+            {{"sizes", sizes},
+             {"scales", scales},
+             {"mode", mode},
+             {"coordinate_transformation_mode", std::string("asymmetric")},
+             {"nearest_mode", std::string(shrinks ? "ceil" : "floor")}},
+            node.output(0));
+}
+
+// Resize-11/13/18: X, roi, scales, sizes (exactly one of scales and sizes), and from 18 axes,
+// keep_aspect_ratio_policy and antialias.
+void resize(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  if (node.opset() < 11) return legacy_resize(ctx, node);
+  const Shape input = ctx.input_info(node, 0).shape;
+  const size_t rank = input.size();
+  const std::string mode = node.attr_string("mode", "nearest");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic") node.unsupported("mode '{}'", mode);
+  const std::string transform = node.attr_string("coordinate_transformation_mode", "half_pixel");
+  if (transform == "tf_crop_and_resize") node.unsupported("coordinate_transformation_mode 'tf_crop_and_resize' (uses roi)");
+  if (!kTransforms.count(transform)) node.unsupported("coordinate_transformation_mode '{}'", transform);
+  if (node.attr_int("antialias", 0) != 0) node.unsupported("antialias=1");
+  const std::string nearest_mode = node.attr_string("nearest_mode", "round_prefer_floor");
+  if (!kNearestModes.count(nearest_mode)) node.unsupported("nearest_mode '{}'", nearest_mode);
+  const std::string policy = node.attr_string("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    node.invalid("unknown keep_aspect_ratio_policy '{}'", policy);
+
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  if (node.has_input(2)) scales = ctx.const_floats(node, 2, "scales");
+  if (node.has_input(3)) sizes = ctx.const_ints(node, 3, "sizes");
+  if (scales.empty() == sizes.empty()) node.invalid("needs exactly one of scales and sizes");
+
+  std::vector<int64_t> axes;
+  for (int64_t axis : node.attr_ints("axes")) axes.push_back(node_axis(node, axis, rank));
+  if (axes.empty())
+    for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
+  const size_t given = scales.empty() ? sizes.size() : scales.size();
+  if (given != axes.size()) node.invalid("{} has {} values for {} axes", scales.empty() ? "sizes" : "scales", given, axes.size());
+
+  Shape out = input;
+  std::vector<double> full_scales(rank, 1.0);
+  bool use_scales = !scales.empty();
+  for (size_t j = 0; j < axes.size(); ++j) {
+    const auto a = static_cast<size_t>(axes[j]);
+    if (use_scales) {
+      full_scales[a] = scales[j];
+      out[a] = scaled_size(node, input[a], scales[j]);
+    } else {
+      if (sizes[j] < 0) node.invalid("sizes has a negative value {}", sizes[j]);
+      out[a] = sizes[j];
+    }
+  }
+  if (!use_scales && policy != "stretch") {
+    // One scale for every axis listed: the largest that fits in sizes (not_larger) or the
+    // smallest that covers them (not_smaller); sizes are then rounded half up.
+    double scale = policy == "not_larger" ? INFINITY : 0.0;
+    for (size_t j = 0; j < axes.size(); ++j) {
+      const int64_t in = input[static_cast<size_t>(axes[j])];
+      if (in == 0) node.invalid("cannot keep the aspect ratio of an empty axis");
+      const double s = static_cast<double>(sizes[j]) / static_cast<double>(in);
+      scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
+    }
+    for (int64_t a : axes) {
+      full_scales[static_cast<size_t>(a)] = scale;
+      out[static_cast<size_t>(a)] = static_cast<int64_t>(std::floor(scale * static_cast<double>(input[static_cast<size_t>(a)]) + 0.5));
+    }
+    use_scales = true;
+  }
+  Attributes attrs{{"sizes", out},
+                   {"mode", mode},
+                   {"coordinate_transformation_mode", transform},
+                   {"nearest_mode", nearest_mode},
+                   {"cubic_coeff_a", node.attr_float("cubic_coeff_a", -0.75)},
+                   {"exclude_outside", node.attr_int("exclude_outside", 0)}};
+  if (use_scales) attrs["scales"] = full_scales;
+  ctx.emit1(node, "resize", {ctx.input(node, 0)}, attrs, node.output(0));
+}
+
+void upsample(ImportContext& ctx, const OnnxNode& node, const std::string&) { legacy_resize(ctx, node); }
+
+}  // namespace
+
+void add_resize_translators(TranslatorTable& table) {
+  table.add("Resize", resize);
+  table.add("Upsample", upsample);
+}
+
+}  // namespace mt::onnx_import

@@ -1,0 +1,47 @@
+// The table from ONNX op types to translation rules. Each rule reads one ONNX node and emits
+// mt nodes (or constants) through the ImportContext; the table is the list of what mt imports.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/import/import_context.h"
+
+namespace mt::onnx_import {
+
+// A rule, given the mt op it maps to when one rule serves several ops ("relu" for Relu).
+using Translator = void (*)(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op);
+
+struct TranslatorEntry {
+  Translator translate = nullptr;
+  std::string mt_op;
+};
+
+class TranslatorTable {
+ public:
+  void add(std::string_view onnx_op, Translator translate, std::string mt_op = {});
+};
+
+// The rule for an op type of the default ONNX domain, or nullptr when mt cannot import it.
+const TranslatorEntry* find_translator(std::string_view onnx_op);
+// Every importable ONNX op type, sorted.
+std::vector<std::string> importable_onnx_ops();
+
+// Registration, one per translate_<family>.cpp.
+void add_elementwise_translators(TranslatorTable& table);
+void add_conv_translators(TranslatorTable& table);
+void add_network_translators(TranslatorTable& table);
+void add_shape_translators(TranslatorTable& table);
+void add_resize_translators(TranslatorTable& table);
+void add_folding_translators(TranslatorTable& table);
+
+// Helpers shared by the rules.
+// Fails (unsupported) when any output after the first is consumed: mt has no equivalent.
+void require_only_first_output(ImportContext& ctx, const OnnxNode& node, std::string_view what);
+// The node's input i, present and of rank `rank`.
+const TensorInfo& input_of_rank(ImportContext& ctx, const OnnxNode& node, size_t i, size_t rank, std::string_view what);
+// An axis normalised against `rank` (invalid_input naming the node when out of range).
+int64_t node_axis(const OnnxNode& node, int64_t axis, size_t rank);
+
+}  // namespace mt::onnx_import
