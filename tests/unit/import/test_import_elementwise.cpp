@@ -1,0 +1,219 @@
+// Element-wise rules: op names, attributes, Clip by opset, Cast, variadic ops, and the ops that
+// vanish (Identity, Dropout, Constant).
+#include <cfloat>
+
+#include "tests/unit/import/onnx_test_util.h"
+
+namespace mt::test {
+namespace {
+
+Graph unary_model(const std::string& op, int opset = 13, const std::function<void(onnx::NodeProto&)>& attrs = {}) {
+  OnnxBuilder b(opset);
+  b.input("x", {4}).output("y");
+  auto& node = b.node(op, {"x"}, {"y"});
+  if (attrs) attrs(node);
+  return b.import();
+}
+
+TEST_CASE("unary ops map to their mt names and compute") {
+  const std::vector<float> x{-2.0f, -0.5f, 0.5f, 2.0f};
+  struct Case {
+    const char* onnx;
+    const char* mt;
+    std::vector<float> expected;
+  };
+  const std::vector<Case> cases = {
+      {"Relu", "relu", {0, 0, 0.5f, 2}},
+      {"Neg", "neg", {2, 0.5f, -0.5f, -2}},
+      {"Abs", "abs", {2, 0.5f, 0.5f, 2}},
+      {"Floor", "floor", {-2, -1, 0, 2}},
+      {"Ceil", "ceil", {-2, -0, 1, 2}},
+      {"Exp", "exp", {std::exp(-2.0f), std::exp(-0.5f), std::exp(0.5f), std::exp(2.0f)}},
+      {"Sigmoid", "sigmoid", {0.11920292f, 0.37754067f, 0.62245933f, 0.88079708f}},
+      {"Tanh", "tanh", {std::tanh(-2.0f), std::tanh(-0.5f), std::tanh(0.5f), std::tanh(2.0f)}},
+      {"Erf", "erf", {std::erf(-2.0f), std::erf(-0.5f), std::erf(0.5f), std::erf(2.0f)}},
+      {"Reciprocal", "reciprocal", {-0.5f, -2, 2, 0.5f}},
+      {"Softplus", "softplus", {std::log1p(std::exp(-2.0f)), std::log1p(std::exp(-0.5f)), std::log1p(std::exp(0.5f)),
+                                std::log1p(std::exp(2.0f))}},
+      {"HardSwish", "hardswish", {-2.0f * 1 / 6, -0.5f * 2.5f / 6, 0.5f * 3.5f / 6, 2.0f * 5 / 6}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.onnx);
+    Graph g = unary_model(c.onnx, 14);
+    REQUIRE(g.nodes.size() == 1);
+    CHECK(g.nodes[0].op == c.mt);
+    check_close(run_graph(g, {x}), c.expected, 1e-5);
+  }
+}
+
+TEST_CASE("activation attributes: LeakyRelu, Elu, HardSigmoid defaults and values") {
+  Graph g = unary_model("LeakyRelu");
+  CHECK(std::get<double>(g.nodes[0].attrs.at("alpha")) == doctest::Approx(0.01));
+  g = unary_model("LeakyRelu", 13, [](auto& n) { attr_float(n, "alpha", 0.25f); });
+  check_close(run_graph(g, {{-4, -1, 0, 2}}), {-1, -0.25f, 0, 2});
+  g = unary_model("Elu", 13, [](auto& n) { attr_float(n, "alpha", 2.0f); });
+  CHECK(g.nodes[0].op == "elu");
+  CHECK(std::get<double>(g.nodes[0].attrs.at("alpha")) == 2.0);
+  g = unary_model("HardSigmoid");
+  CHECK(g.nodes[0].op == "hardsigmoid");
+  check_close(run_graph(g, {{-3, 0, 1, 3}}), {0, 0.5f, 0.7f, 1});
+  g = unary_model("HardSigmoid", 13, [](auto& n) {
+    attr_float(n, "alpha", 1.0f / 6);
+    attr_float(n, "beta", 0.5f);
+  });
+  check_close(run_graph(g, {{-3, 0, 1.5f, 3}}), {0, 0.5f, 0.75f, 1});
+}
+
+TEST_CASE("Clip: attributes before opset 11, constant inputs from 11, missing bounds are FLT_MAX") {
+  Graph g = unary_model("Clip", 9, [](auto& n) {
+    attr_float(n, "min", 0.0f);
+    attr_float(n, "max", 6.0f);
+  });
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0].op == "clamp");
+  check_close(run_graph(g, {{-1, 3, 6, 7}}), {0, 3, 6, 6});
+
+  OnnxBuilder b(11);
+  b.input("x", {4}).output("y");
+  b.init("lo", {}, {-1.0f});
+  b.node("Clip", {"x", "lo"}, {"y"});
+  g = b.import();
+  CHECK(std::get<double>(g.nodes[0].attrs.at("min")) == -1.0);
+  CHECK(std::get<double>(g.nodes[0].attrs.at("max")) == FLT_MAX);
+  check_close(run_graph(g, {{-5, 0, 5, 1e30f}}), {-1, 0, 5, 1e30f});
+
+  OnnxBuilder runtime_bound(13);
+  runtime_bound.input("x", {4}).input("hi", {}).output("y");
+  runtime_bound.node("Clip", {"x", "", "hi"}, {"y"}, "clip");
+  Error e = import_error(runtime_bound);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find("node 'clip' (Clip): input 'hi' (max) must be constant") != std::string::npos);
+}
+
+TEST_CASE("binary ops, and Pow with an exponent of another type") {
+  for (auto [onnx_op, mt_op] : std::vector<std::pair<std::string, std::string>>{
+           {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}, {"Max", "max"}, {"Min", "min"}}) {
+    OnnxBuilder b;
+    b.input("a", {2, 2}).input("b", {2}).output("y");
+    b.node(onnx_op, {"a", "b"}, {"y"});
+    Graph g = b.import();
+    REQUIRE(g.nodes.size() == 1);
+    CHECK(g.nodes[0].op == mt_op);
+    CHECK(g.tensor("y").shape == Shape{2, 2});
+  }
+  OnnxBuilder b;
+  b.input("a", {3}).output("y");
+  b.init_i64("e", {}, {2});
+  b.node("Pow", {"a", "e"}, {"y"});
+  Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"pow"});
+  CHECK(g.tensor(g.nodes[0].inputs[1]).dtype == DType::f32);
+  check_close(run_graph(g, {{1, 2, 3}}), {1, 4, 9});
+}
+
+TEST_CASE("variadic Max, Min, Sum become chains; Mean divides; a single input is a rename") {
+  OnnxBuilder b;
+  b.input("a", {2}).input("b", {2}).input("c", {2}).output("mx").output("sum").output("mean").output("one");
+  b.node("Max", {"a", "b", "c"}, {"mx"});
+  b.node("Sum", {"a", "b", "c"}, {"sum"});
+  b.node("Mean", {"a", "b", "c"}, {"mean"});
+  b.node("Min", {"a"}, {"one"});
+  Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"max", "max", "add", "add", "add", "add", "div", "identity"});
+  const std::vector<std::vector<float>> in{{1, -1}, {5, -2}, {3, -3}};
+  check_close(run_graph(g, in, 0), {5, -1});
+  check_close(run_graph(g, in, 1), {9, -6});
+  check_close(run_graph(g, in, 2), {3, -2});
+  check_close(run_graph(g, in, 3), {1, -1});
+}
+
+TEST_CASE("Cast: to another type is a cast node, to the same type vanishes, on constants folds") {
+  OnnxBuilder b;
+  b.input("x", {3}).output("i").output("f");
+  attr_int(b.node("Cast", {"x"}, {"i"}), "to", onnx::TensorProto::INT64);
+  attr_int(b.node("Cast", {"x"}, {"same"}), "to", onnx::TensorProto::FLOAT);
+  b.node("Relu", {"same"}, {"f"});
+  Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"cast", "relu"});
+  CHECK(std::get<std::string>(producer(g, "i").attrs.at("to")) == "int64");
+  CHECK(g.tensor("i").dtype == DType::i64);
+  CHECK(producer(g, "f").inputs == std::vector<std::string>{"x"});
+
+  OnnxBuilder unsupported_type;
+  unsupported_type.input("x", {3}).output("d");
+  attr_int(unsupported_type.node("Cast", {"x"}, {"d"}, "to_double"), "to", onnx::TensorProto::DOUBLE);
+  Error e = import_error(unsupported_type);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find("node 'to_double' (Cast): casts to DOUBLE") != std::string::npos);
+}
+
+TEST_CASE("Identity and Dropout vanish; graph outputs keep their ONNX names") {
+  OnnxBuilder b(12);
+  b.input("x", {4}).output("out").output("passthrough");
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Dropout", {"r"}, {"d"});
+  b.node("Identity", {"d"}, {"out"});
+  b.node("Identity", {"x"}, {"passthrough"});
+  Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"relu", "identity"});
+  CHECK(producer(g, "out").op == "relu");  // relu's output renamed to the graph output
+  CHECK(producer(g, "passthrough").op == "identity");
+  CHECK(producer(g, "passthrough").inputs == std::vector<std::string>{"x"});
+  CHECK(g.outputs == std::vector<std::string>{"out", "passthrough"});
+}
+
+TEST_CASE("Dropout's mask output is unsupported when used, and so is training mode") {
+  OnnxBuilder b(12);
+  b.input("x", {4}).output("y").output("mask", onnx::TensorProto::BOOL);
+  b.node("Dropout", {"x"}, {"y", "mask"}, "drop");
+  Error e = import_error(b);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find("node 'drop' (Dropout): output 1 ('mask', the dropout mask) is used") !=
+        std::string::npos);
+
+  OnnxBuilder training(12);
+  training.input("x", {4}).input("train", {}, onnx::TensorProto::BOOL).output("y");
+  training.node("Dropout", {"x", "", "train"}, {"y"}, "drop");
+  e = import_error(training);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find("training_mode must be a constant false") != std::string::npos);
+}
+
+TEST_CASE("Constant: every value_* form becomes a constant tensor") {
+  OnnxBuilder b(13);
+  b.input("x", {2}).output("t").output("f").output("fs").output("i").output("is");
+  attr_tensor_f32(b.node("Constant", {}, {"t"}), "value", {2}, {1.5f, 2.5f});
+  attr_float(b.node("Constant", {}, {"f"}), "value_float", 0.25f);
+  attr_floats(b.node("Constant", {}, {"fs"}), "value_floats", {1, 2, 3});
+  attr_int(b.node("Constant", {}, {"i"}), "value_int", 7);
+  attr_ints(b.node("Constant", {}, {"is"}), "value_ints", {4, 5});
+  Graph g = b.import();
+  CHECK(g.nodes.empty());
+  CHECK(constant_values<float>(g, "t") == std::vector<float>{1.5f, 2.5f});
+  CHECK(g.tensor("f").shape == Shape{});
+  CHECK(constant_values<float>(g, "f") == std::vector<float>{0.25f});
+  CHECK(constant_values<float>(g, "fs") == std::vector<float>{1, 2, 3});
+  CHECK(g.tensor("i").dtype == DType::i64);
+  CHECK(constant_values<int64_t>(g, "i") == std::vector<int64_t>{7});
+  CHECK(constant_values<int64_t>(g, "is") == std::vector<int64_t>{4, 5});
+}
+
+TEST_CASE("PRelu and Gelu (opset 20)") {
+  OnnxBuilder b(13);
+  b.input("x", {1, 2, 2}).output("y");
+  b.init("slope", {2, 1}, {0.5f, 0.1f});
+  b.node("PRelu", {"x", "slope"}, {"y"});
+  Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"prelu"});
+  check_close(run_graph(g, {{-2, 2, -10, 10}}), {-1, 2, -1, 10});
+
+  OnnxBuilder gelu(20);  // newer than the installed checker: imported without it
+  gelu.input("x", {3}).output("y");
+  attr_string(gelu.node("Gelu", {"x"}, {"y"}), "approximate", "tanh");
+  g = gelu.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"gelu"});
+  CHECK(std::get<std::string>(g.nodes[0].attrs.at("approximate")) == "tanh");
+}
+
+}  // namespace
+}  // namespace mt::test
