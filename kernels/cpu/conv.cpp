@@ -1,0 +1,140 @@
+// conv2d and conv_transpose2d as XNNPACK NHWC operators. The graph's OIHW weights are reordered
+// into a temporary OHWI (per group) copy that XNNPACK packs at creation and that is freed right
+// after: a run touches only the packed weights. Depthwise convolutions are recognised by XNNPACK
+// itself (one input and one output channel per group).
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kernels/cpu/op_util.h"
+#include "kernels/cpu/ops.h"
+
+namespace mt::cpu {
+namespace {
+
+struct Conv2d {
+  uint32_t kh, kw, stride_h, stride_w, dilation_h, dilation_w;
+  uint32_t pad_top, pad_left, pad_bottom, pad_right;
+  uint32_t groups;
+  float low, high;
+};
+
+Conv2d conv_attrs(const Node& node, const Shape& weights) {
+  const auto& strides = attr_ints(node, "strides");
+  const auto& pads = attr_ints(node, "pads");
+  const auto& dilations = attr_ints(node, "dilations");
+  return Conv2d{static_cast<uint32_t>(weights[2]), static_cast<uint32_t>(weights[3]),
+                static_cast<uint32_t>(strides[0]), static_cast<uint32_t>(strides[1]),
+                static_cast<uint32_t>(dilations[0]), static_cast<uint32_t>(dilations[1]),
+                static_cast<uint32_t>(pads[0]), static_cast<uint32_t>(pads[1]),
+                static_cast<uint32_t>(pads[2]), static_cast<uint32_t>(pads[3]),
+                static_cast<uint32_t>(attr_int(node, "group")), attr_f32(node, "act_min"), attr_f32(node, "act_max")};
+}
+
+std::optional<std::string> check_conv_common(const Graph& graph, const Node& node) {
+  if (auto reason = check_float(graph, node)) return reason;
+  if (auto reason = check_constant(graph, node, 1, "weights")) return reason;
+  if (auto reason = check_constant(graph, node, 2, "bias")) return reason;
+  if (graph.tensor(node.inputs[0]).shape.size() != 4) return std::string("only 4-D input supported");
+  if (attr_ints(node, "strides").size() != 2 || attr_ints(node, "dilations").size() != 2 ||
+      attr_ints(node, "pads").size() != 4)
+    return std::string("strides, dilations and pads must have 2, 2 and 4 values");
+  for (const char* name : {"strides", "dilations"})
+    for (int64_t v : attr_ints(node, name))
+      if (v < 1) return fmt::format("{} {} not supported", name, v);
+  for (int64_t v : attr_ints(node, "pads"))
+    if (v < 0) return fmt::format("negative pad {} not supported", v);
+  const float low = attr_f32(node, "act_min"), high = attr_f32(node, "act_max");
+  if (!(low < high)) return fmt::format("act_min {} >= act_max {} not supported", low, high);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> check_conv2d(const Graph& graph, const Node& node) { return check_conv_common(graph, node); }
+
+void plan_conv2d(NodeContext& c) {
+  const Shape x_shape = c.input_info(0).shape;  // N, C, H, W
+  const Shape w_shape = c.input_info(1).shape;  // M, C/g, kH, kW
+  const Conv2d a = conv_attrs(c.node(), w_shape);
+  const size_t out_channels = static_cast<size_t>(w_shape[0]);
+  const size_t group_in = static_cast<size_t>(w_shape[1]);
+  const size_t group_out = out_channels / a.groups;
+  const size_t kernel = static_cast<size_t>(a.kh) * a.kw;
+
+  // OIHW -> OHWI; XNNPACK reads it as [groups][group_out][kH][kW][group_in].
+  const float* w = c.constant(1).as<float>().data();
+  std::vector<float> ohwi(out_channels * kernel * group_in);
+  for (size_t o = 0; o < out_channels; ++o)
+    for (size_t i = 0; i < group_in; ++i)
+      for (size_t s = 0; s < kernel; ++s) ohwi[(o * kernel + s) * group_in + i] = w[(o * group_in + i) * kernel + s];
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+
+  xnn_operator_t op = nullptr;
+  c.check(xnn_create_convolution2d_nhwc_f32(a.pad_top, a.pad_right, a.pad_bottom, a.pad_left, a.kh, a.kw, a.stride_h,
+                                            a.stride_w, a.dilation_h, a.dilation_w, a.groups, group_in, group_out,
+                                            group_in * a.groups, out_channels, ohwi.data(), bias, a.low, a.high, 0,
+                                            &op),
+          "xnn_create_convolution2d_nhwc_f32");
+  c.count_packed((ohwi.size() + out_channels) * sizeof(float));
+  const Value x = c.xnn_input(0, nhwc_layout());
+  const Value y = c.output(0, nhwc_layout());
+  const size_t batch = static_cast<size_t>(x_shape[0]), height = static_cast<size_t>(x_shape[2]),
+               width = static_cast<size_t>(x_shape[3]);
+  c.add_xnn(op, {x, y}, [batch, height, width](xnn_operator_t o, Pointers p, pthreadpool_t pool) {
+    return xnn_setup_convolution2d_nhwc_f32(o, batch, height, width, static_cast<const float*>(p[0]),
+                                            static_cast<float*>(p[1]), pool);
+  });
+}
+
+std::optional<std::string> check_conv_transpose2d(const Graph& graph, const Node& node) {
+  if (auto reason = check_conv_common(graph, node)) return reason;
+  const auto& strides = attr_ints(node, "strides");
+  const auto& output_padding = attr_ints(node, "output_padding");
+  if (output_padding.size() != 2) return std::string("output_padding must have 2 values");
+  for (size_t d = 0; d < 2; ++d)
+    if (output_padding[d] < 0 || output_padding[d] >= strides[d])
+      return fmt::format("output_padding {} with stride {} not supported", output_padding[d], strides[d]);
+  return std::nullopt;
+}
+
+void plan_conv_transpose2d(NodeContext& c) {
+  const Shape x_shape = c.input_info(0).shape;  // N, C, H, W
+  const Shape w_shape = c.input_info(1).shape;  // C, M/g, kH, kW
+  const Conv2d a = conv_attrs(c.node(), w_shape);
+  const size_t in_channels = static_cast<size_t>(w_shape[0]);
+  const size_t group_out = static_cast<size_t>(w_shape[1]);
+  const size_t group_in = in_channels / a.groups;
+  const size_t out_channels = group_out * a.groups;
+  const size_t kernel = static_cast<size_t>(a.kh) * a.kw;
+
+  // [g][group_in][group_out][kH][kW] -> [g][group_out][kH][kW][group_in].
+  const float* w = c.constant(1).as<float>().data();
+  std::vector<float> packed(in_channels * group_out * kernel);
+  for (size_t g = 0; g < a.groups; ++g)
+    for (size_t i = 0; i < group_in; ++i)
+      for (size_t o = 0; o < group_out; ++o)
+        for (size_t s = 0; s < kernel; ++s)
+          packed[((g * group_out + o) * kernel + s) * group_in + i] = w[(((g * group_in + i) * group_out) + o) * kernel + s];
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+  const auto& output_padding = attr_ints(c.node(), "output_padding");
+  const auto adjust_h = static_cast<uint32_t>(output_padding[0]), adjust_w = static_cast<uint32_t>(output_padding[1]);
+
+  xnn_operator_t op = nullptr;
+  c.check(xnn_create_deconvolution2d_nhwc_f32(a.pad_top, a.pad_right, a.pad_bottom, a.pad_left, a.kh, a.kw,
+                                              a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, group_in,
+                                              group_out, in_channels, out_channels, packed.data(), bias, a.low, a.high,
+                                              0, &op),
+          "xnn_create_deconvolution2d_nhwc_f32");
+  c.count_packed((packed.size() + out_channels) * sizeof(float));
+  const Value x = c.xnn_input(0, nhwc_layout());
+  const Value y = c.output(0, nhwc_layout());
+  const size_t batch = static_cast<size_t>(x_shape[0]), height = static_cast<size_t>(x_shape[2]),
+               width = static_cast<size_t>(x_shape[3]);
+  c.add_xnn(op, {x, y}, [=](xnn_operator_t o, Pointers p, pthreadpool_t pool) {
+    return xnn_setup_deconvolution2d_nhwc_f32(o, batch, height, width, adjust_h, adjust_w,
+                                              static_cast<const float*>(p[0]), static_cast<float*>(p[1]), pool);
+  });
+}
+
+}  // namespace mt::cpu

@@ -1,0 +1,43 @@
+#include "kernels/cpu/cpu_backend.h"
+
+#include <xnnpack.h>
+
+#include "kernels/cpu/cpu_plan.h"
+#include "kernels/cpu/kernel_table.h"
+#include "lib/core/error.h"
+
+namespace mt {
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+
+  std::optional<std::string> check_node(const Graph& graph, const Node& node) const override {
+    const cpu::CpuKernel* kernel = cpu::find_cpu_kernel(node.op);
+    if (kernel == nullptr) return "op not implemented";
+    for (const auto* names : {&node.inputs, &node.outputs}) {
+      for (const auto& name : *names) {
+        if (name.empty() || !graph.has_tensor(name)) continue;
+        const TensorInfo& info = graph.tensor(name);
+        if (!info.layout.empty()) return fmt::format("tensor '{}' has layout '{}', which cpu does not read", name, info.layout);
+        if (info.quant) return fmt::format("quantized tensor '{}' not supported", name);
+      }
+    }
+    return kernel->check ? kernel->check(graph, node) : std::nullopt;
+  }
+
+  std::unique_ptr<ExecutionPlan> plan(const Graph& graph, const PlanOptions& options) const override {
+    require_supported(*this, graph);
+    static const xnn_status initialized = xnn_initialize(nullptr);
+    if (initialized != xnn_status_success)
+      fail(ExitCode::failure, "XNNPACK failed to initialize (status {}): unsupported CPU?", static_cast<int>(initialized));
+    return std::make_unique<cpu::CpuPlan>(graph, options);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace mt

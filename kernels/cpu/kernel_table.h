@@ -1,0 +1,28 @@
+// The cpu backend's op table: for each op it runs, a check (can this node run here, and if not,
+// why) and a planner (choose kernels, create XNNPACK operators, declare buffers and steps).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "kernels/cpu/plan_builder.h"
+
+namespace mt::cpu {
+
+// nullopt if the node can run; otherwise the reason in a few words.
+using CheckFn = std::optional<std::string> (*)(const Graph& graph, const Node& node);
+using PlanFn = void (*)(NodeContext& context);
+
+struct CpuKernel {
+  std::string_view op;
+  CheckFn check;
+  PlanFn plan;
+};
+
+// The entry for `op`, or nullptr if the cpu backend does not implement it.
+const CpuKernel* find_cpu_kernel(std::string_view op);
+std::span<const CpuKernel> cpu_kernels();
+
+}  // namespace mt::cpu

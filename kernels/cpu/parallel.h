@@ -1,0 +1,35 @@
+// Splitting a portable kernel's work across the plan's thread pool: fn(begin, end) over [0, count)
+// in a few chunks per thread, or one direct call when there is no pool or too little work.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace mt::cpu {
+
+template <typename Fn>
+void parallel_chunks(pthreadpool_t pool, size_t count, size_t min_chunk, const Fn& fn) {
+  const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  if (threads <= 1 || count <= min_chunk) {
+    if (count > 0) fn(size_t{0}, count);
+    return;
+  }
+  // About four chunks per thread balances uneven chunks without much scheduling cost.
+  const size_t chunk = std::max(min_chunk, (count + threads * 4 - 1) / (threads * 4));
+  struct Context {
+    const Fn* fn;
+    size_t count, chunk;
+  } context{&fn, count, chunk};
+  pthreadpool_parallelize_1d(
+      pool,
+      [](void* raw, size_t index) {
+        const auto* c = static_cast<const Context*>(raw);
+        const size_t begin = index * c->chunk;
+        (*c->fn)(begin, std::min(c->count, begin + c->chunk));
+      },
+      &context, (count + chunk - 1) / chunk, 0);
+}
+
+}  // namespace mt::cpu

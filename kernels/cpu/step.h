@@ -1,0 +1,70 @@
+// One unit of work in a cpu plan: an XNNPACK operator or a portable kernel. Steps are pointed at
+// their buffers once (bind) and then run any number of times without allocating.
+#pragma once
+
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mt::cpu {
+
+// The buffers of a step, in the order its planner listed them.
+using Pointers = std::span<void* const>;
+
+class Step {
+ public:
+  virtual ~Step() = default;
+  // Called at planning and again whenever a caller-bound buffer the step uses changes.
+  virtual void bind(Pointers pointers) = 0;
+  virtual void run(pthreadpool_t pool) = 0;
+};
+
+// A portable kernel: fn(pointers, pool) on every run.
+template <typename Fn>
+class KernelStep final : public Step {
+ public:
+  KernelStep(Fn fn, size_t count) : fn_(std::move(fn)), pointers_(count, nullptr) {}
+  void bind(Pointers pointers) override { std::copy(pointers.begin(), pointers.end(), pointers_.begin()); }
+  void run(pthreadpool_t pool) override { fn_(Pointers(pointers_), pool); }
+
+ private:
+  Fn fn_;
+  std::vector<void*> pointers_;
+};
+
+struct XnnDeleter {
+  void operator()(xnn_operator_t op) const { xnn_delete_operator(op); }
+};
+using XnnOperator = std::unique_ptr<xnn_operator, XnnDeleter>;
+
+// An XNNPACK operator created (weights packed) at planning; setup(op, pointers) calls the
+// matching xnn_setup_* with the buffers and is repeated only when they move.
+template <typename Setup>
+class XnnStep final : public Step {
+ public:
+  XnnStep(XnnOperator op, Setup setup, pthreadpool_t pool, std::string what)
+      : op_(std::move(op)), setup_(std::move(setup)), pool_(pool), what_(std::move(what)) {}
+  void bind(Pointers pointers) override;
+  void run(pthreadpool_t pool) override { xnn_run_operator(op_.get(), pool); }
+
+ private:
+  XnnOperator op_;
+  Setup setup_;
+  pthreadpool_t pool_;
+  std::string what_;  // for error messages: "xnn_setup for node 'conv_3'"
+};
+
+// Throws Error(failure) naming the XNNPACK call if it did not succeed.
+void check_xnn(xnn_status status, const char* what);
+
+template <typename Setup>
+void XnnStep<Setup>::bind(Pointers pointers) {
+  check_xnn(setup_(op_.get(), pointers, pool_), what_.c_str());
+}
+
+}  // namespace mt::cpu
