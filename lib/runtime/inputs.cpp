@@ -1,0 +1,122 @@
+#include "lib/runtime/inputs.h"
+
+#include <fmt/ranges.h>
+
+#include <random>
+
+#include "lib/core/error.h"
+
+namespace mt {
+namespace {
+
+std::string describe(const TensorInfo& info) { return fmt::format("{} {}", dtype_name(info.dtype), shape_str(info.shape)); }
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+HostArray load_image_input(const TensorInfo& info, const std::string& path, const InputOptions& options) {
+  if (info.dtype != DType::f32 || info.shape.size() != 4)
+    invalid_input("input '{}' is {}: an image can only feed a float32 4-D input; give a .npy file", info.name,
+                  describe(info));
+  ImagePreprocess pre;
+  pre.nhwc = options.nhwc;
+  const int64_t channels = options.nhwc ? info.shape[3] : info.shape[1];
+  const int64_t height = options.nhwc ? info.shape[1] : info.shape[2];
+  const int64_t width = options.nhwc ? info.shape[2] : info.shape[3];
+  if (channels != 1 && channels != 3)
+    invalid_input("input '{}' is {}: with --layout {} it has {} channels; images give 1 or 3", info.name,
+                  describe(info), options.nhwc ? "nhwc" : "nchw", channels);
+  pre.channels = static_cast<int>(channels);
+  pre.height = options.height > 0 ? options.height : static_cast<int>(std::min<int64_t>(height, 65536));
+  pre.width = options.width > 0 ? options.width : static_cast<int>(std::min<int64_t>(width, 65536));
+  pre.mean = options.mean;
+  pre.std = options.std;
+  return load_image(path, pre);
+}
+
+}  // namespace
+
+InputSpec parse_input_spec(const Graph& graph, const std::string& spec) {
+  if (const size_t eq = spec.find('='); eq != std::string::npos) {
+    const std::string name = spec.substr(0, eq);
+    for (size_t i = 0; i < graph.inputs.size(); ++i)
+      if (graph.inputs[i] == name) return {i, spec.substr(eq + 1)};
+    if (graph.inputs.size() != 1)
+      fail(ExitCode::usage, "--input {}: the model has no input '{}' (inputs: {})", spec, name, fmt::join(graph.inputs, ", "));
+  }
+  if (graph.inputs.size() != 1)
+    fail(ExitCode::usage, "--input {}: the model has {} inputs, so name one as NAME=FILE (inputs: {})", spec,
+         graph.inputs.size(), fmt::join(graph.inputs, ", "));
+  return {0, spec};
+}
+
+HostArray random_array(DType dtype, const Shape& shape, uint64_t seed) {
+  HostArray array{.dtype = dtype, .shape = shape};
+  const auto count = static_cast<size_t>(numel(shape));
+  array.data = ConstData::allocate(count * dtype_size(dtype));
+  std::byte* out = array.data.mutable_data();
+  std::mt19937_64 rng(seed);
+  auto fill = [&]<typename T>(T* values, auto draw) {
+    for (size_t i = 0; i < count; ++i) values[i] = static_cast<T>(draw());
+  };
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> small(0, 9);
+  std::uniform_int_distribution<int> bit(0, 1);
+  switch (dtype) {
+    case DType::f32: fill(reinterpret_cast<float*>(out), [&] { return real(rng); }); break;
+    case DType::f16:
+      // Exact halves: sign, exponent 14 (0.5..1) or below, 10 random mantissa bits.
+      fill(reinterpret_cast<uint16_t*>(out), [&] {
+        return static_cast<uint16_t>((bit(rng) << 15) | (std::uniform_int_distribution<int>(1, 14)(rng) << 10) |
+                                     (rng() & 0x3ff));
+      });
+      break;
+    case DType::i8: fill(reinterpret_cast<int8_t*>(out), [&] { return small(rng); }); break;
+    case DType::u8: fill(reinterpret_cast<uint8_t*>(out), [&] { return small(rng); }); break;
+    case DType::i32: fill(reinterpret_cast<int32_t*>(out), [&] { return small(rng); }); break;
+    case DType::i64: fill(reinterpret_cast<int64_t*>(out), [&] { return small(rng); }); break;
+    case DType::boolean: fill(reinterpret_cast<uint8_t*>(out), [&] { return bit(rng); }); break;
+  }
+  return array;
+}
+
+std::vector<HostArray> load_inputs(const Graph& graph, const InputOptions& options) {
+  std::vector<std::optional<HostArray>> arrays(graph.inputs.size());
+  std::vector<std::string> sources(graph.inputs.size());
+  for (const auto& text : options.specs) {
+    const InputSpec spec = parse_input_spec(graph, text);
+    const TensorInfo& info = graph.tensor(graph.inputs[spec.index]);
+    if (arrays[spec.index]) fail(ExitCode::usage, "input '{}' is given twice (--input {})", info.name, text);
+    if (spec.path.empty()) fail(ExitCode::usage, "--input {}: no file named", text);
+    arrays[spec.index] = ends_with(spec.path, ".npy") ? read_npy(spec.path) : load_image_input(info, spec.path, options);
+    sources[spec.index] = spec.path;
+  }
+
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const TensorInfo& info = graph.tensor(graph.inputs[i]);
+    if (arrays[i]) continue;
+    if (options.random) {
+      arrays[i] = random_array(info.dtype, info.shape, options.seed + i);
+      continue;
+    }
+    missing.push_back(fmt::format("'{}' ({})", info.name, describe(info)));
+  }
+  if (!missing.empty())
+    invalid_input("missing input{}: {}; give --input NAME=FILE.npy (or an image), or --random-input",
+                  missing.size() == 1 ? "" : "s", fmt::join(missing, ", "));
+
+  std::vector<HostArray> result;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const TensorInfo& info = graph.tensor(graph.inputs[i]);
+    const HostArray& array = *arrays[i];
+    if (array.dtype != info.dtype || array.shape != info.shape)
+      invalid_input("input '{}': {} holds {} {}, the model expects {}", info.name, sources[i], dtype_name(array.dtype),
+                    shape_str(array.shape), describe(info));
+    result.push_back(array);
+  }
+  return result;
+}
+
+}  // namespace mt

@@ -1,0 +1,45 @@
+#include "lib/runtime/run_once.h"
+
+#include <chrono>
+
+#include "lib/core/error.h"
+
+namespace mt {
+
+void require_model_backend(const Graph& graph, std::string_view backend, std::string_view model_name) {
+  if (!graph.metadata.contains("backend")) return;
+  const auto& target = graph.metadata["backend"];
+  std::string name;
+  if (target.is_string()) name = target.get<std::string>();
+  else if (target.is_object() && target.contains("name") && target["name"].is_string()) name = target["name"].get<std::string>();
+  else invalid_input("{}: metadata 'backend' is neither a name nor an object with one: {}", model_name, target.dump());
+  if (name != backend)
+    unsupported("{} was prepacked for backend '{}' and cannot run on '{}': use --device {}, or run the model from "
+                "before mt-prepack", model_name, name, backend, name);
+}
+
+RunResult run_once(const Backend& backend, const Graph& graph, const PlanOptions& options,
+                   const std::vector<HostArray>& inputs) {
+  using Clock = std::chrono::steady_clock;
+  RunResult result;
+  const auto plan_start = Clock::now();
+  auto plan = backend.plan(graph, options);
+  result.plan_seconds = std::chrono::duration<double>(Clock::now() - plan_start).count();
+
+  if (inputs.size() != graph.inputs.size())
+    fail(ExitCode::failure, "internal: {} input arrays for {} graph inputs", inputs.size(), graph.inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) plan->bind_input(i, inputs[i].data.data());
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    const TensorInfo& info = graph.tensor(graph.outputs[i]);
+    HostArray out{.dtype = info.dtype, .shape = info.shape, .data = ConstData::allocate(info.byte_size())};
+    plan->bind_output(i, out.data.mutable_data());
+    result.outputs.push_back(std::move(out));
+  }
+  const auto run_start = Clock::now();
+  plan->run();
+  result.run_seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
+  result.memory = plan->memory();
+  return result;
+}
+
+}  // namespace mt

@@ -1,0 +1,28 @@
+// One inference from host arrays: check that the model suits the backend, plan it, bind the
+// inputs and freshly allocated outputs, run, and time it. What mt-run does between I/O.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "lib/io/npy.h"
+#include "lib/runtime/backend.h"
+
+namespace mt {
+
+// Refuses (Error unsupported, with a hint) a model that mt-prepack prepared for a different
+// backend than `backend` (metadata "backend").
+void require_model_backend(const Graph& graph, std::string_view backend, std::string_view model_name);
+
+struct RunResult {
+  std::vector<HostArray> outputs;  // graph.outputs order
+  double plan_seconds = 0;
+  double run_seconds = 0;
+  MemoryStats memory;
+};
+
+// `inputs` in graph.inputs order, already checked against the declared dtypes and shapes.
+RunResult run_once(const Backend& backend, const Graph& graph, const PlanOptions& options,
+                   const std::vector<HostArray>& inputs);
+
+}  // namespace mt
