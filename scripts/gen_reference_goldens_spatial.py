@@ -250,6 +250,8 @@ def resize_numpy(x, sizes, scales, mode, coord, nearest_mode, a, exclude_outside
     y = x.astype(np.float64)
     for axis, (in_len, out_len) in enumerate(zip(x.shape, sizes)):
         scale = scales[axis] if scales else out_len / in_len
+        if in_len == out_len and scale == 1.0:
+            continue  # axes that keep their size and scale are copied (as ONNX Runtime does)
         m = axis_matrix(in_len, out_len, scale, mode, coord, nearest_mode, a, exclude_outside)
         y = np.moveaxis(np.tensordot(m, np.moveaxis(y, axis, 0), axes=1), 0, axis)
     return y.astype(np.float32)
@@ -340,6 +342,10 @@ def resize_cases(rng):
     cases.append(resize_case(rng, [1, 2, 3, 3], [2, 3, 5, 2], "nearest", "half_pixel", label="batch"))
     cases.append(resize_case(rng, [2, 3, 5], [2, 3, 8], "linear", "half_pixel", label="rank 3"))
     cases.append(resize_case(rng, [2, 3, 5], [2, 3, 8], "nearest", "asymmetric", "floor", label="rank 3"))
+    # Axes that keep size and scale are copied: nearest tf_half_pixel_for_nn + ceil would otherwise map
+    # channel c to c + 1.
+    cases.append(resize_case(rng, [1, 3, 2, 3], [1, 3, 4, 5], "nearest", "tf_half_pixel_for_nn", "ceil",
+                             label="identity channels"))
     return cases
 
 
