@@ -71,27 +71,18 @@ void binary_kernel(const Node& node, std::span<const ConstView> inputs, std::spa
   const DType dtype = inputs[0].info->dtype;
   require_dtype(node, *inputs[1].info, dtype);
   // add carries the fused clamp; other ops have no such attributes.
-  double act_min = -std::numeric_limits<double>::infinity();
-  double act_max = std::numeric_limits<double>::infinity();
-  if constexpr (Op == BinaryOp::add) {
-    act_min = attr_float(node, "act_min");
-    act_max = attr_float(node, "act_max");
-  }
+  ActivationBounds bounds;
+  if constexpr (Op == BinaryOp::add) bounds = activation_bounds(node);
   switch (dtype) {
-    case DType::f32: {
-      const auto lo = static_cast<float>(std::max(act_min, -static_cast<double>(std::numeric_limits<float>::max())));
-      const auto hi = static_cast<float>(std::min(act_max, static_cast<double>(std::numeric_limits<float>::max())));
-      const bool clamp = lo > -std::numeric_limits<float>::max() || hi < std::numeric_limits<float>::max();
+    case DType::f32:
       broadcast_apply<float>(inputs, outputs, [&](float a, float b) {
         const float y = apply_float(Op, a, b);
-        return clamp && !std::isnan(y) ? std::min(std::max(y, lo), hi) : y;
+        return bounds.active() ? static_cast<float>(bounds.apply(y)) : y;
       });
       return;
-    }
     case DType::i64:
     case DType::i32: {
-      if (act_min > -std::numeric_limits<float>::max() || act_max < std::numeric_limits<float>::max())
-        unsupported("node '{}' ({}): act_min/act_max are supported on float32 only", node.name, node.op);
+      if (bounds.active()) unsupported("node '{}' ({}): act_min/act_max are supported on float32 only", node.name, node.op);
       if (Op == BinaryOp::pow) require_dtype(node, *inputs[0].info, DType::f32);
       if (dtype == DType::i64)
         broadcast_apply<int64_t>(inputs, outputs, [&](int64_t a, int64_t b) { return apply_int(node, Op, a, b); });

@@ -1,13 +1,17 @@
 // Helpers shared by the reference kernels: dtype checks that throw Error(unsupported) naming
-// the node, and a row-major walk over a broadcast output with the offsets of each input.
+// the node, the fused act_min/act_max clamp, and a row-major walk over a broadcast output.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "lib/core/error.h"
 #include "lib/ir/graph.h"
+#include "lib/ops/registry.h"
 
 namespace mt::reference {
 
@@ -16,6 +20,26 @@ inline void require_dtype(const Node& node, const TensorInfo& tensor, DType expe
   if (tensor.dtype != expected)
     unsupported("node '{}' ({}): the reference kernel supports {} only, tensor '{}' is {}", node.name, node.op,
                 dtype_name(expected), tensor.name, dtype_name(tensor.dtype));
+}
+
+// The clamp that mt-fuse folds into a producer (attributes act_min, act_max). A bound at or
+// beyond +-FLT_MAX (the defaults) means none, so an infinite result stays infinite; NaN stays NaN.
+struct ActivationBounds {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+
+  bool active() const { return lo > -std::numeric_limits<double>::infinity() || hi < std::numeric_limits<double>::infinity(); }
+  double apply(double y) const { return std::isnan(y) ? y : std::min(std::max(y, lo), hi); }
+};
+
+inline ActivationBounds activation_bounds(const Node& node) {
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  const double lo = attr_float(node, "act_min");
+  const double hi = attr_float(node, "act_max");
+  ActivationBounds bounds;
+  if (lo > -kFloatMax) bounds.lo = lo;
+  if (hi < kFloatMax) bounds.hi = hi;
+  return bounds;
 }
 
 // Calls fn(out_offset, offsets) for every element of `out` in row-major order, where offsets[i]

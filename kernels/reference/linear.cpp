@@ -20,11 +20,7 @@ void linear(const Node& node, std::span<const ConstView> inputs, std::span<const
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < x_shape.size(); ++d) rows *= x_shape[d];
   const bool has_bias = inputs.size() > 2 && inputs[2].info != nullptr;
-  const double act_min = attr_float(node, "act_min");
-  const double act_max = attr_float(node, "act_max");
-  // The defaults (+-FLT_MAX) mean no clamp: an overflow to infinity must stay infinite.
-  constexpr double kFloatMax = std::numeric_limits<float>::max();
-  const bool clamp = act_min > -kFloatMax || act_max < kFloatMax;
+  const ActivationBounds bounds = activation_bounds(node);
   const float* x = inputs[0].as<float>();
   const float* w = inputs[1].as<float>();
   const float* b = has_bias ? inputs[2].as<float>() : nullptr;
@@ -33,8 +29,7 @@ void linear(const Node& node, std::span<const ConstView> inputs, std::span<const
     for (int64_t n = 0; n < n_size; ++n) {
       double sum = has_bias ? b[n] : 0.0;
       for (int64_t k = 0; k < k_size; ++k) sum += static_cast<double>(x[r * k_size + k]) * w[n * k_size + k];
-      if (clamp && !std::isnan(sum)) sum = std::min(std::max(sum, act_min), act_max);
-      y[r * n_size + n] = static_cast<float>(sum);
+      y[r * n_size + n] = static_cast<float>(bounds.apply(sum));
     }
   }
 }

@@ -78,6 +78,10 @@ TEST_CASE("reference binary: add applies act_min/act_max") {
   check_close(run_op("add", {a, b}, {{"act_min", 0.0}, {"act_max", 6.0}}).floats(), {0.0f, 2.0f, 5.0f, 6.0f}, 0);
   check_close(run_op("add", {a, b}, {{"act_min", 0.0}}).floats(), {0.0f, 2.0f, 5.0f, 10.0f}, 0);
   check_close(run_op("add", {a, b}).floats(), {-4.0f, 2.0f, 5.0f, 10.0f}, 0);
+  // A fused relu (act_min 0, act_max left at FLT_MAX) keeps an overflow infinite, as relu would.
+  const float big = std::numeric_limits<float>::max();
+  check_close(run_op("add", {f32({1}, {big}), f32({1}, {big})}, {{"act_min", 0.0}}).floats(),
+              {std::numeric_limits<float>::infinity()}, 0);
 }
 
 TEST_CASE("reference binary: int64 and int32 arithmetic") {

@@ -32,10 +32,12 @@ TEST_CASE("reference linear: leading dims and 1-D X") {
   check_close(v.floats(), {1.5f, 2.5f, 3.5f}, 0);
 }
 
-TEST_CASE("reference linear: default act bounds do not clamp overflow") {
+TEST_CASE("reference linear: act bounds at FLT_MAX do not clamp overflow") {
   const float big = std::numeric_limits<float>::max();
   HostTensor y = run_op("linear", {f32({2}, {big, big}), f32({1, 2}, {1, 1})});
   CHECK(y.floats()[0] == std::numeric_limits<float>::infinity());
+  HostTensor relu_fused = run_op("linear", {f32({2}, {big, big}), f32({1, 2}, {1, 1})}, {{"act_min", 0.0}});
+  CHECK(relu_fused.floats()[0] == std::numeric_limits<float>::infinity());
 }
 
 TEST_CASE("reference matmul: 2-D and 1-D promotion") {
