@@ -37,6 +37,18 @@ int default_domain_opset(const onnx::ModelProto& model, const std::string& sourc
   return opset;
 }
 
+// A model read from standard input has no directory to find external data in.
+void refuse_external_data(const onnx::GraphProto& graph, const std::string& source) {
+  for (const auto& init : graph.initializer()) {
+    if (init.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    std::string location;
+    for (const auto& entry : init.external_data())
+      if (entry.key() == "location") location = entry.value();
+    unsupported("{}: tensor '{}': external data ('{}') needs the model as a file path, not standard input", source,
+                init.name(), location);
+  }
+}
+
 }  // namespace
 
 LoadedOnnx load_onnx(const std::string& path) {
@@ -62,6 +74,7 @@ LoadedOnnx load_onnx(const std::string& path) {
   if (loaded.opset < kMinOpset)
     unsupported("{}: opset {} is older than {}, the oldest mt imports; upgrade it with onnx.version_converter",
                 loaded.source, loaded.opset, kMinOpset);
+  if (loaded.directory.empty()) refuse_external_data(loaded.model->graph(), loaded.source);
   check_onnx(*loaded.model, loaded.source, loaded.directory, loaded.opset);
   return loaded;
 }
