@@ -1,6 +1,5 @@
 // Reference kernels of the conv family: direct loops over NCHW float32 tensors, accumulating
 // in double, written to mirror the definitions rather than to be fast.
-#include <algorithm>
 #include <vector>
 
 #include "kernels/reference/kernel_util.h"
@@ -16,13 +15,6 @@ void check_float32(const Node& node, std::span<const ConstView> in) {
     if (view.info != nullptr) require_dtype(node, *view.info, DType::f32);
 }
 
-// The fused activation: a clamp to [act_min, act_max] (the defaults leave every float alone).
-struct Clamp {
-  double low, high;
-  explicit Clamp(const Node& node) : low(attr_float(node, "act_min")), high(attr_float(node, "act_max")) {}
-  float operator()(double value) const { return static_cast<float>(std::clamp(value, low, high)); }
-};
-
 // y[n][m][oh][ow] = B[m] + sum over the group's channels c and taps (kh, kw) of
 //   x[n][c][oh * stride - pad_top + kh * dilation][...] * W[m][c - first channel of the group][kh][kw]
 // where taps that fall in the padding contribute nothing.
@@ -33,7 +25,7 @@ void conv2d(const Node& node, std::span<const ConstView> in, std::span<const Mut
   const Shape& ys = out[0].info->shape;
   const Window2d window = conv_window(node, ws);
   const int64_t group = attr_int(node, "group");
-  const Clamp activate(node);
+  const ActivationBounds bounds = activation_bounds(node);
   const int64_t batch = xs[0], channels = xs[1], height = xs[2], width = xs[3];
   const int64_t out_channels = ys[1], out_height = ys[2], out_width = ys[3];
   const int64_t group_in = channels / group, group_out = out_channels / group;
@@ -60,7 +52,7 @@ void conv2d(const Node& node, std::span<const ConstView> in, std::span<const Mut
                 sum += xv * wv;
               }
             }
-          y[((n * out_channels + m) * out_height + oh) * out_width + ow] = activate(sum);
+          y[((n * out_channels + m) * out_height + oh) * out_width + ow] = static_cast<float>(bounds.apply(sum));
         }
     }
 }
@@ -75,7 +67,7 @@ void conv_transpose2d(const Node& node, std::span<const ConstView> in, std::span
   const Shape& ys = out[0].info->shape;
   const Window2d window = conv_window(node, ws);
   const int64_t group = attr_int(node, "group");
-  const Clamp activate(node);
+  const ActivationBounds bounds = activation_bounds(node);
   const int64_t batch = xs[0], channels = xs[1], height = xs[2], width = xs[3];
   const int64_t out_channels = ys[1], out_height = ys[2], out_width = ys[3];
   const int64_t group_in = channels / group, group_out = ws[1];
@@ -107,7 +99,7 @@ void conv_transpose2d(const Node& node, std::span<const ConstView> in, std::span
   const int64_t plane = out_height * out_width;
   for (size_t i = 0; i < sums.size(); ++i) {
     const int64_t m = static_cast<int64_t>(i) / plane % out_channels;
-    y[i] = activate(sums[i] + (bias != nullptr ? bias[m] : 0.0));
+    y[i] = static_cast<float>(bounds.apply(sums[i] + (bias != nullptr ? bias[m] : 0.0)));
   }
 }
 

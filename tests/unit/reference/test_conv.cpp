@@ -2,6 +2,8 @@
 // asymmetric pads, output_padding, fused clamp) and a few hand-computed cases.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "tests/unit/reference/golden_spatial.inc"
 #include "tests/unit/reference/kernel_test_util.h"
 
@@ -35,6 +37,14 @@ TEST_CASE("conv2d by hand: padding contributes nothing, bias and clamp apply eve
   // With bias 0.5 and a clamp to [2, 6].
   CHECK(run_op("conv2d", {x, w, f32({1}, {0.5f})}, {{"pads", Ints{1, 1, 1, 1}}, {"act_min", 2.0}, {"act_max", 6.0}})
             .floats() == std::vector<float>{2, 3.5f, 2.5f, 4.5f, 6, 6, 3.5f, 6, 4.5f});
+}
+
+TEST_CASE("conv2d with the default act_min/act_max lets overflow reach infinity") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const HostTensor x = f32({1, 1, 1, 2}, {3e38f, -3e38f});
+  const HostTensor w = f32({1, 1, 1, 1}, {10});
+  CHECK(run_op("conv2d", {x, w}).floats() == std::vector<float>{inf, -inf});
+  CHECK(run_op("conv_transpose2d", {x, w}).floats() == std::vector<float>{inf, -inf});
 }
 
 TEST_CASE("conv_transpose2d by hand: stride 2 scatters the kernel") {
