@@ -10,9 +10,20 @@
 #include <vector>
 
 #include "kernels/reference/reference_backend.h"
+#include "lib/core/error.h"
 #include "lib/passes/graph_edit.h"
 #include "lib/passes/pass_registry.h"
 #include "lib/passes/verify.h"
+
+// Op counts print as "{add: 1, conv2d: 3}" in failed checks.
+template <>
+struct doctest::StringMaker<std::map<std::string, size_t>> {
+  static doctest::String convert(const std::map<std::string, size_t>& counts) {
+    std::string text = "{";
+    for (const auto& [op, n] : counts) text += (text.size() > 1 ? ", " : "") + op + ": " + std::to_string(n);
+    return (text + "}").c_str();
+  }
+};
 
 namespace mt::test {
 
