@@ -14,6 +14,8 @@ packages=(
   # tests and demo: Vulkan on the CPU, model export and reference outputs
   mesa-vulkan-drivers vulkan-validationlayers
   python3-torch python3-torchvision python3-onnx python3-numpy python3-sklearn
+  # mt-bench tests (JSON schema) and scripts/compare_peers.py (chart)
+  python3-jsonschema python3-matplotlib
 )
 
 missing=()

@@ -1,0 +1,88 @@
+#include <fmt/format.h>
+
+#include "lib/bench/report.h"
+#include "lib/bench/text_table.h"
+#include "lib/core/version.h"
+
+namespace mt::bench {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string ms(double seconds) { return fmt::format("{:.3f}", seconds * 1e3); }
+
+std::string gflops(const std::optional<double>& rate) { return rate ? fmt::format("{:.2f}", *rate) : "-"; }
+
+std::string profile_text(const Profile& p) {
+  std::string text = fmt::format("\nper op type (mean of {} run{}, {} ms in nodes)\n", p.runs, p.runs == 1 ? "" : "s",
+                                 ms(p.total_seconds));
+  TextTable ops({{"op", Align::left}, {"nodes"}, {"time ms"}, {"%"}, {"GFLOP/s"}});
+  for (const OpProfile& o : p.ops)
+    ops.add_row({o.op, std::to_string(o.nodes), ms(o.seconds), fmt::format("{:.1f}", o.percent), gflops(o.gflops_per_second)});
+  text += ops.render("  ");
+  text += "\nper node\n";
+  TextTable nodes({{"#"}, {"node", Align::left}, {"op", Align::left}, {"output shape", Align::left}, {"time ms"}, {"%"},
+                   {"GFLOP/s"}});
+  for (const NodeProfile& n : p.nodes)
+    nodes.add_row({std::to_string(n.index), n.name, n.op, shape_str(n.output_shape), ms(n.seconds),
+                   fmt::format("{:.1f}", n.percent), gflops(n.gflops_per_second)});
+  text += nodes.render("  ");
+  return text;
+}
+
+}  // namespace
+
+std::string human_bytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < std::size(kUnits)) {
+    bytes /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return fmt::format("{:.0f} B", bytes);
+  return fmt::format("{:.{}f} {}", bytes, bytes < 10 ? 2 : bytes < 100 ? 1 : 0, kUnits[unit]);
+}
+
+std::string report_text(const BenchResult& r, const std::optional<BaselineCheck>& baseline) {
+  const BenchOptions& o = r.options;
+  std::string text;
+  const auto field = [&](std::string_view name, const std::string& value) { text += fmt::format("{:<17}{}\n", name, value); };
+  field("model", fmt::format("{}: {}, {} nodes, sha256 {}", r.model.path, human_bytes(static_cast<double>(r.model.file_bytes)),
+                             r.model.nodes, r.model.sha256.substr(0, 16)));
+  for (const InputSource& in : r.model.inputs)
+    field("input", fmt::format("{} {} {}: {}", in.name, in.dtype, shape_str(in.shape), in.source));
+  field("device", fmt::format("{}, {} thread{}{}", r.backend, o.threads, o.threads == 1 ? "" : "s",
+                              o.profile ? ", profiling every node" : ""));
+  field("machine", fmt::format("{}, {} cores; {}; {}", r.system.cpu_model, r.system.cores, r.system.os, r.system.kernel));
+  field("date", r.system.date);
+  field("tool", version_details());
+  text += "\n";
+  field("load", ms(r.load_seconds) + " ms");
+  field("plan", ms(r.plan_seconds) + " ms");
+  field("first inference", ms(r.first_run_seconds) + " ms");
+  const LatencyStats& s = r.latency;
+  field("latency", fmt::format("{} run{} after {} warm-up{}{}, ms", s.count, s.count == 1 ? "" : "s", r.warmup_runs,
+                               r.warmup_runs == 1 ? "" : "s",
+                               o.cooldown_seconds > 0 ? fmt::format(", {} s cool-down before each", o.cooldown_seconds) : ""));
+  TextTable latency({{"min"}, {"median"}, {"mean"}, {"p90"}, {"p99"}, {"max"}, {"stddev"}});
+  latency.add_row({ms(s.min), ms(s.median), ms(s.mean), ms(s.p90), ms(s.p99), ms(s.max), ms(s.stddev)});
+  text += latency.render(std::string(17, ' '));
+  text += "\n";
+  const MemoryStats& m = r.memory;
+  field("peak RSS", human_bytes(static_cast<double>(r.peak.max_rss_bytes)) +
+                        (r.peak.vm_hwm_bytes ? fmt::format(" (VmHWM {})", human_bytes(static_cast<double>(*r.peak.vm_hwm_bytes))) : ""));
+  const double shared = m.intermediate_bytes > 0 ? 100.0 * static_cast<double>(m.arena_bytes) / static_cast<double>(m.intermediate_bytes) : 0.0;
+  field("arena", fmt::format("{} for {} of intermediates ({:.0f}%)", human_bytes(static_cast<double>(m.arena_bytes)),
+                             human_bytes(static_cast<double>(m.intermediate_bytes)), shared));
+  field("weights", fmt::format("{}, packed copies {}", human_bytes(static_cast<double>(m.weight_bytes)),
+                               human_bytes(static_cast<double>(m.packed_weight_bytes))));
+  if (r.profile) text += profile_text(*r.profile);
+  if (baseline) {
+    text += "\n";
+    field("baseline", baseline_summary(*baseline));
+    for (const std::string& difference : baseline->setup_differences) field("", "setup differs: " + difference);
+  }
+  return text;
+}
+
+}  // namespace mt::bench

@@ -1,0 +1,17 @@
+// Floating-point operation counts of the compute-heavy ops (conv2d, conv_transpose2d, linear,
+// matmul), so profiles can report GFLOP/s. One multiply-add counts as two operations.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "lib/ir/graph.h"
+
+namespace mt {
+
+// Operations one run of `node` performs, from the shapes recorded in `graph` (which must be
+// valid). Bias additions and fused clamps are not counted: they are a rounding error next to
+// the multiply-adds. nullopt for ops without a count (elementwise, shape, pooling, ...).
+std::optional<double> node_flops(const Graph& graph, const Node& node);
+
+}  // namespace mt
