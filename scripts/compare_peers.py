@@ -1,0 +1,567 @@
+#!/usr/bin/python3
+"""Benchmarks mt side by side with its peers on the same machine, in one session, and writes
+docs/benchmarks.md (a table of medians and ratios) and docs/benchmarks.png (a chart).
+
+Runners, each timing the same model with the same input (input.npy of scripts/export_models.py):
+  torch-lite       PyTorch Mobile's lite interpreter on the model after optimize_for_mobile (fp32)
+  torch-lite-int8  the same with qnnpack int8, where torchvision has a quantizable model
+                   (torchvision.models.quantization: fuse, prepare, calibrate, convert)
+  onnxruntime      ONNX Runtime's CPU execution provider on the same ONNX file, through the npm
+                   package onnxruntime-node (installed here with npm install --ignore-scripts)
+  mt               the mt pipeline that exists in the build: mt-convert | mt-fuse | mt-prepack
+                   (each step when its tool is built), then mt-bench --device cpu --format json
+
+Every runner is a separate process timing a warm-up and then a fixed number of runs; the table
+shows medians. For each model and thread count the runners go in a rotated order, so slow drifts
+of the machine (other load, heat) fall on all of them alike. Not a test: no thresholds.
+
+    /usr/bin/python3 scripts/compare_peers.py --mt-bin build/tools
+    /usr/bin/python3 scripts/compare_peers.py --models resnet18 --threads 1 --iterations 10
+"""
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+SCRIPTS = pathlib.Path(__file__).resolve().parent
+ROOT = SCRIPTS.parent
+
+MODELS = ["mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "efficientnet_b0", "shufflenet_v2_x1_0",
+          "deeplabv3_mobilenet_v3_large"]
+# torchvision.models.quantization has these (with fuse_model() and qnnpack support).
+QUANTIZABLE = {"mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "shufflenet_v2_x1_0"}
+RUNNERS = ["torch-lite", "torch-lite-int8", "onnxruntime", "mt"]
+LABELS = {"torch-lite": "PyTorch lite fp32", "torch-lite-int8": "PyTorch lite qnnpack int8",
+          "onnxruntime": "ONNX Runtime (CPU)", "mt": "mt cpu"}
+ORT_PACKAGE = "onnxruntime-node@1.30.0"
+CALIBRATION_BATCHES = 4
+
+
+def log(message: str) -> None:
+    print(f"compare_peers: {message}", file=sys.stderr, flush=True)
+
+
+def default_work_dir() -> pathlib.Path:
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(cache) / "mt-compare-peers"
+
+
+# ---------------------------------------------------------------------------------------------
+# Workers: each runs in its own process and prints one JSON object {"samples_ms": [...], ...}.
+
+def torch_module(name: str):
+    """The torchvision model export_models.py exports (same seed, BatchNorm re-estimated), as
+    a float eval() module returning a tensor."""
+    import torch
+    import torchvision
+    from mt_models.common import seed_for
+    from mt_models.vision import SegmentationOutput, reestimate_batchnorm
+    seed = seed_for(name)
+    torch.manual_seed(seed)
+    if name.startswith(("deeplabv3", "lraspp")):
+        factory = getattr(torchvision.models.segmentation, name)
+        model = SegmentationOutput(factory(weights=None, weights_backbone=None, aux_loss=False))
+    else:
+        model = getattr(torchvision.models, name)(weights=None)
+    reestimate_batchnorm(model, seed)
+    return model.eval()
+
+
+def quantized_module(name: str, threads: int):
+    """torchvision's quantizable variant, fused, calibrated on image-like inputs and converted
+    to int8 for the qnnpack engine."""
+    import torch
+    import torchvision
+    from mt_models.common import seed_for, smooth_images
+    from mt_models.vision import reestimate_batchnorm
+    seed = seed_for(name)
+    torch.manual_seed(seed)
+    torch.backends.quantized.engine = "qnnpack"
+    model = getattr(torchvision.models.quantization, name)(weights=None, quantize=False)
+    reestimate_batchnorm(model, seed)
+    model.eval()
+    model.fuse_model()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("qnnpack")
+    torch.ao.quantization.prepare(model, inplace=True)
+    with torch.no_grad():
+        for i in range(CALIBRATION_BATCHES):
+            model(smooth_images(2, 224, seed * 1000 + 500 + i))
+    torch.ao.quantization.convert(model, inplace=True)
+    return model
+
+
+def worker_prepare_lite(args) -> dict:
+    """Traces the model, runs optimize_for_mobile and saves it for the lite interpreter."""
+    import numpy as np
+    import torch
+    from torch.utils.mobile_optimizer import optimize_for_mobile
+    torch.set_num_threads(args.threads)
+    x = torch.from_numpy(np.load(args.input))
+    model = quantized_module(args.model, args.threads) if args.int8 else torch_module(args.model)
+    with torch.no_grad():
+        traced = torch.jit.trace(model, x, check_trace=False)
+    optimized = optimize_for_mobile(traced)
+    optimized._save_for_lite_interpreter(str(args.output))
+    return {"saved": str(args.output)}
+
+
+def worker_torch_lite(args) -> dict:
+    import numpy as np
+    import torch
+    from torch.jit.mobile import _load_for_lite_interpreter
+    torch.set_num_threads(args.threads)
+    if args.int8:
+        torch.backends.quantized.engine = "qnnpack"
+    module = _load_for_lite_interpreter(str(args.model_file))
+    x = torch.from_numpy(np.load(args.input))
+    with torch.no_grad():
+        start = time.perf_counter()
+        module(x)
+        first = time.perf_counter() - start
+        for _ in range(args.warmup):
+            module(x)
+        samples = []
+        for _ in range(args.iterations):
+            start = time.perf_counter()
+            module(x)
+            samples.append((time.perf_counter() - start) * 1e3)
+    return {"samples_ms": samples, "first_ms": first * 1e3, "version": torch.__version__}
+
+
+def run_worker(args) -> int:
+    sys.path.insert(0, str(SCRIPTS))
+    work = {"prepare-lite": worker_prepare_lite, "torch-lite": worker_torch_lite}[args.worker]
+    print(json.dumps(work(args)))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# ONNX Runtime through node.
+
+ORT_SCRIPT = r"""
+// Times one ONNX model on onnxruntime-node's CPU provider: node ort_bench.js MODEL INPUT.npy NAME THREADS WARMUP N
+const fs = require('fs');
+const ort = require('onnxruntime-node');
+
+function readNpy(path) {  // float32, C order, version 1.0 or 2.0 (what numpy.save writes)
+  const buf = fs.readFileSync(path);
+  const major = buf[6];
+  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const start = (major === 1 ? 10 : 12) + headerLen;
+  const header = buf.toString('latin1', major === 1 ? 10 : 12, start);
+  if (!header.includes("'<f4'") || header.includes("'fortran_order': True")) throw new Error(path + ': not a C-order float32 array');
+  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').filter(s => s.trim()).map(Number);
+  const data = new Float32Array(buf.buffer.slice(buf.byteOffset + start, buf.byteOffset + buf.length));
+  return new ort.Tensor('float32', data, shape);
+}
+
+async function main() {
+  const [model, input, name, threads, warmup, iterations] = process.argv.slice(2);
+  const session = await ort.InferenceSession.create(model, {
+    executionProviders: ['cpu'], intraOpNumThreads: Number(threads), interOpNumThreads: 1,
+    executionMode: 'sequential', graphOptimizationLevel: 'all'});
+  const feeds = {[name]: readNpy(input)};
+  let t = process.hrtime.bigint();
+  await session.run(feeds);
+  const first = Number(process.hrtime.bigint() - t) / 1e6;
+  for (let i = 0; i < Number(warmup); ++i) await session.run(feeds);
+  const samples = [];
+  for (let i = 0; i < Number(iterations); ++i) {
+    t = process.hrtime.bigint();
+    await session.run(feeds);
+    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  console.log(JSON.stringify({samples_ms: samples, first_ms: first, version: ort.env.versions.node}));
+}
+main().catch(e => { console.error(e.message); process.exit(1); });
+"""
+
+
+def install_onnxruntime(work: pathlib.Path):
+    """npm install --ignore-scripts into WORK/npm; returns the bench script, or a reason it is unavailable.
+    The package ships its CPU binaries (bin/napi-v*/linux/x64); the post-install step only fetches
+    optional GPU providers, so skipping it loses nothing here."""
+    npm = shutil.which("npm")
+    node = shutil.which("node")
+    if npm is None or node is None:
+        return None, "node/npm not installed"
+    prefix = work / "npm"
+    prefix.mkdir(parents=True, exist_ok=True)
+    package_dir = prefix / "node_modules" / "onnxruntime-node"
+    if not (package_dir / "package.json").exists():
+        log(f"npm install --ignore-scripts {ORT_PACKAGE} into {prefix}")
+        done = subprocess.run([npm, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", str(prefix),
+                               ORT_PACKAGE], capture_output=True, text=True)
+        if done.returncode != 0:
+            return None, f"npm install failed: {done.stderr.strip().splitlines()[-1:]}"
+    arch = {"x86_64": "x64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
+    binaries = list(package_dir.glob(f"bin/napi-v*/linux/{arch}/onnxruntime_binding.node"))
+    if not binaries:
+        return None, f"onnxruntime-node has no native binary for linux/{arch} in its npm tarball"
+    script = prefix / "ort_bench.js"
+    script.write_text(ORT_SCRIPT)
+    return script, None
+
+
+# ---------------------------------------------------------------------------------------------
+# mt.
+
+def find_mt_tools(mt_bin):
+    """The mt tools to use: from --mt-bin, else build/tools, else PATH. mt-convert and mt-bench are
+    required; mt-fuse and mt-prepack join the pipeline when built."""
+    dirs = [pathlib.Path(mt_bin)] if mt_bin else [ROOT / "build" / "tools"]
+    tools = {}
+    for tool in ("mt-convert", "mt-fuse", "mt-prepack", "mt-bench"):
+        found = next((str(d / tool) for d in dirs if (d / tool).is_file() and os.access(d / tool, os.X_OK)), None)
+        tools[tool] = found or shutil.which(tool)
+    missing = [t for t in ("mt-convert", "mt-bench") if tools[t] is None]
+    if missing:
+        sys.exit(f"compare_peers: {', '.join(missing)} not found (build mt, or give --mt-bin DIR)")
+    return tools
+
+
+def mt_pipeline(tools) -> list:
+    steps = [[tools["mt-convert"], "{onnx}"]]
+    if tools["mt-fuse"]:
+        steps.append([tools["mt-fuse"]])
+    if tools["mt-prepack"]:
+        steps.append([tools["mt-prepack"], "--backend", "cpu"])
+    return steps
+
+
+def build_mt_model(steps, onnx_path: pathlib.Path, out: pathlib.Path) -> None:
+    """Runs the pipeline as a shell would (each step reads the previous one's stdout)."""
+    procs = []
+    stdin = None
+    with open(out.with_suffix(".tmp"), "wb") as sink:
+        for i, step in enumerate(steps):
+            argv = [a.replace("{onnx}", str(onnx_path)) for a in step]
+            last = i == len(steps) - 1
+            p = subprocess.Popen(argv, stdin=stdin, stdout=sink if last else subprocess.PIPE, stderr=subprocess.PIPE)
+            if stdin is not None:
+                stdin.close()
+            stdin = p.stdout
+            procs.append((argv, p))
+        for argv, p in procs:
+            _, err = p.communicate()
+            if p.returncode != 0:
+                raise RuntimeError(f"{os.path.basename(argv[0])} exited {p.returncode}: {err.decode().strip()[-300:]}")
+    out.with_suffix(".tmp").rename(out)
+
+
+# ---------------------------------------------------------------------------------------------
+
+def run_json(argv, timeout: int) -> dict:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise RuntimeError(reason[:300])
+    return json.loads(done.stdout)
+
+
+def machine_facts() -> dict:
+    cpu = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    os_name = platform.system()
+    try:
+        for line in open("/etc/os-release"):
+            if line.startswith("PRETTY_NAME="):
+                os_name = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "os": os_name, "kernel": f"{platform.system()} {platform.release()}",
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def git_describe() -> str:
+    done = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated names (default: %(default)s)")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default: %(default)s)")
+    parser.add_argument("--warmup", type=int, default=3, help="unmeasured runs per runner (default: %(default)s)")
+    parser.add_argument("--iterations", type=int, default=20, help="measured runs per runner (default: %(default)s)")
+    parser.add_argument("--runners", default=",".join(RUNNERS), help="subset of %(default)s")
+    parser.add_argument("--mt-bin", help="directory with the mt tools (default: build/tools, then PATH)")
+    parser.add_argument("--work", type=pathlib.Path, default=default_work_dir(),
+                        help="cache of exported models, lite models and the npm package (default: %(default)s)")
+    parser.add_argument("--out-md", type=pathlib.Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--out-png", type=pathlib.Path, default=ROOT / "docs" / "benchmarks.png")
+    parser.add_argument("--timeout", type=int, default=900, help="seconds allowed per runner invocation")
+    # Worker mode (used by the script itself).
+    parser.add_argument("--worker", choices=("prepare-lite", "torch-lite"), help=argparse.SUPPRESS)
+    parser.add_argument("--model", help=argparse.SUPPRESS)
+    parser.add_argument("--model-file", help=argparse.SUPPRESS)
+    parser.add_argument("--input", help=argparse.SUPPRESS)
+    parser.add_argument("--output", help=argparse.SUPPRESS)
+    parser.add_argument("--int8", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        args.threads = int(args.threads)
+        return args
+    args.models = [m for m in args.models.split(",") if m]
+    args.threads = [int(t) for t in args.threads.split(",") if t]
+    args.runners = [r for r in args.runners.split(",") if r]
+    unknown = [r for r in args.runners if r not in RUNNERS]
+    if unknown:
+        parser.error(f"--runners: unknown {unknown}; choose from {RUNNERS}")
+    return args
+
+
+class Session:
+    """Prepared artefacts per model and the measurements, keyed (model, threads, runner)."""
+
+    def __init__(self, args):
+        self.args = args
+        self.work = args.work
+        self.models_dir = self.work / "models"
+        self.results = {}
+        self.notes = {}  # runner -> why it is missing, when it is missing for every model
+        self.failures = {}  # (model, runner) -> reason
+
+    def export_models(self):
+        log(f"exporting {', '.join(self.args.models)} into {self.models_dir} (skips models already current)")
+        subprocess.run([sys.executable, str(SCRIPTS / "export_models.py"), "--only", ",".join(self.args.models),
+                        "--out", str(self.models_dir)], check=True)
+
+    def self_worker(self, *extra) -> list:
+        return [sys.executable, str(pathlib.Path(__file__).resolve()), *extra]
+
+    def prepare(self, tools, ort_script):
+        self.lite = {}
+        self.mt_models = {}
+        pipeline = mt_pipeline(tools) if "mt" in self.args.runners else []
+        for model in self.args.models:
+            d = self.models_dir / model
+            for runner, int8 in (("torch-lite", False), ("torch-lite-int8", True)):
+                if runner not in self.args.runners or (int8 and model not in QUANTIZABLE):
+                    continue
+                out = self.work / "lite" / f"{model}{'.int8' if int8 else ''}.ptl"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                stamp = d / "stamp"
+                if not out.exists() or out.stat().st_mtime < stamp.stat().st_mtime:
+                    log(f"{model}: optimize_for_mobile{' + qnnpack int8' if int8 else ''} -> {out.name}")
+                    try:
+                        run_json(self.self_worker("--worker", "prepare-lite", "--model", model, "--input",
+                                                  str(d / "input.npy"), "--output", str(out), "--threads", "2",
+                                                  *(["--int8"] if int8 else [])), self.args.timeout)
+                    except (RuntimeError, subprocess.TimeoutExpired) as e:
+                        self.failures[(model, runner)] = f"preparation failed: {e}"
+                        continue
+                self.lite[(model, runner)] = out
+            if pipeline:
+                out = self.work / "mt" / f"{model}.mt"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    build_mt_model(pipeline, d / "model.onnx", out)  # always rebuilt: the tools may have changed
+                    self.mt_models[model] = out
+                except RuntimeError as e:
+                    self.failures[(model, "mt")] = f"pipeline failed: {e}"
+        self.tools = tools
+        self.ort_script = ort_script
+
+    def measure(self, model: str, threads: int, runner: str):
+        a = self.args
+        d = self.models_dir / model
+        if runner in ("torch-lite", "torch-lite-int8"):
+            if (model, runner) not in self.lite:
+                return None
+            return run_json(self.self_worker("--worker", "torch-lite", "--model-file", str(self.lite[(model, runner)]),
+                                             "--input", str(d / "input.npy"), "--threads", str(threads), "--warmup",
+                                             str(a.warmup), "--iterations", str(a.iterations),
+                                             *(["--int8"] if runner == "torch-lite-int8" else [])), a.timeout)
+        if runner == "onnxruntime":
+            if self.ort_script is None:
+                return None
+            input_name = json.loads((d / "info.json").read_text())["input"]["name"]
+            return run_json(["node", str(self.ort_script), str(d / "model.onnx"), str(d / "input.npy"), input_name,
+                             str(threads), str(a.warmup), str(a.iterations)], a.timeout)
+        if runner == "mt":
+            if model not in self.mt_models:
+                return None
+            report = run_json([self.tools["mt-bench"], str(self.mt_models[model]), "--device", "cpu", "--threads",
+                               str(threads), "--warmup", str(a.warmup), "--iterations", str(a.iterations),
+                               "--input", f"{d / 'input.npy'}", "--format", "json", "-q"], a.timeout)
+            return {"samples_ms": report["timing"]["latency_ms"]["samples"],
+                    "first_ms": report["timing"]["first_inference_ms"], "version": report["tool"]["git_describe"],
+                    "peak_rss_bytes": report["memory"]["peak_rss_bytes"]}
+        raise AssertionError(runner)
+
+    def run_all(self):
+        order = list(self.args.runners)
+        k = 0
+        for model in self.args.models:
+            for threads in self.args.threads:
+                rotated = order[k % len(order):] + order[:k % len(order)]
+                k += 1
+                for runner in rotated:
+                    if (model, runner) in self.failures:
+                        continue
+                    try:
+                        result = self.measure(model, threads, runner)
+                    except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError, KeyError) as e:
+                        self.failures[(model, runner)] = str(e)
+                        log(f"{model} x{threads} {runner}: FAILED: {e}")
+                        continue
+                    if result is None:
+                        continue
+                    result["median_ms"] = statistics.median(result["samples_ms"])
+                    self.results[(model, threads, runner)] = result
+                    log(f"{model} x{threads} {runner}: median {result['median_ms']:.2f} ms")
+
+
+def ratio_cell(value, base):
+    return f"{value / base:.2f}" if value is not None and base else "–"
+
+
+def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: dict, path: pathlib.Path):
+    a = session.args
+    runners = [r for r in RUNNERS if r in a.runners]
+    lines = [
+        "# mt and its peers: latency on one machine",
+        "",
+        f"Written by `scripts/compare_peers.py` on {facts['date']}. Machine: {facts['cpu']}, {facts['cores']} cores, "
+        f"{facts['os']}, {facts['kernel']}. Medians of {a.iterations} runs after {a.warmup} warm-up run"
+        f"{'s' if a.warmup != 1 else ''} (and a first, untimed inference), batch 1, "
+        "224x224 inputs (the models and inputs of `scripts/export_models.py`, random weights with re-estimated "
+        "BatchNorm statistics). Times in milliseconds; a ratio is the runner's median over PyTorch lite fp32's "
+        "(below 1 is faster). The runners took turns in a rotated order for each model and thread count.",
+        "",
+        "Runners:",
+        "",
+        f"- **PyTorch lite fp32**: torch {versions.get('torch', '?')}, `torch.jit.trace` + `optimize_for_mobile`, "
+        "`_load_for_lite_interpreter`, `torch.set_num_threads(N)`.",
+        "- **PyTorch lite qnnpack int8**: torchvision's quantizable model (`quantize=False`), `fuse_model`, qnnpack "
+        f"qconfig, {CALIBRATION_BATCHES} calibration batches, `convert`, then as above (only where torchvision has a "
+        "quantizable model).",
+        f"- **ONNX Runtime (CPU)**: onnxruntime-node {versions.get('onnxruntime', '?')} (npm, installed with "
+        "`--ignore-scripts`; its CPU library ships in the npm tarball), the same ONNX files, "
+        "`intraOpNumThreads = N`, sequential execution, all graph optimisations.",
+        f"- **mt cpu**: mt {versions.get('mt', '?')}, pipeline `{pipeline_note}`, then `mt-bench --device cpu "
+        "--threads N`.",
+        "",
+    ]
+    for runner, reason in session.notes.items():
+        lines += [f"Not measured: **{LABELS[runner]}**: {reason}.", ""]
+    header = ["model", "threads"] + [LABELS[r] for r in runners] + \
+             [f"{LABELS[r]} / PyTorch lite" for r in runners if r != "torch-lite"]
+    lines += ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 2 + ["---:"] * (len(header) - 2)) + "|"]
+    for model in a.models:
+        for threads in a.threads:
+            medians = {r: session.results.get((model, threads, r), {}).get("median_ms") for r in runners}
+            base = medians.get("torch-lite")
+            cells = [model, str(threads)]
+            for r in runners:
+                if medians[r] is not None:
+                    cells.append(f"{medians[r]:.2f}")
+                elif (model, r) in session.failures:
+                    cells.append("failed")
+                else:
+                    cells.append("–")
+            cells += [ratio_cell(medians[r], base) for r in runners if r != "torch-lite"]
+            lines.append("| " + " | ".join(cells) + " |")
+    failures = sorted(session.failures.items())
+    if failures:
+        lines += ["", "Failures:", ""]
+        lines += [f"- {model}, {LABELS[runner]}: {reason}" for (model, runner), reason in failures]
+    lines += ["", "![median latency per model](benchmarks.png)", ""]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+
+
+def write_chart(session: Session, facts: dict, path: pathlib.Path):
+    """Bars of each runner's median relative to PyTorch lite fp32 (1 = as fast; lower is faster), one
+    panel per thread count; the tick labels carry PyTorch's own median in ms."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    a = session.args
+    runners = [r for r in RUNNERS if r in a.runners]
+    fig, axes = plt.subplots(len(a.threads), 1, figsize=(11, 3.8 * len(a.threads)), squeeze=False)
+    width = 0.8 / len(runners)
+    for row, threads in enumerate(a.threads):
+        ax = axes[row][0]
+        base = {m: session.results.get((m, threads, "torch-lite"), {}).get("median_ms") for m in a.models}
+        top = 1.0
+        for i, r in enumerate(runners):
+            xs, ys = [], []
+            for m, model in enumerate(a.models):
+                value = session.results.get((model, threads, r), {}).get("median_ms")
+                if value is not None and base[model]:
+                    xs.append(m + (i - (len(runners) - 1) / 2) * width)
+                    ys.append(value / base[model])
+            ax.bar(xs, ys, width, label=LABELS[r])
+            top = max([top] + ys)
+        ax.set_ylim(0, max(top, 1.0) * 1.3)  # room for the legend above the bars
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(a.models)))
+        ax.set_xticklabels([f"{m}\n({base[m]:.0f} ms)" if base[m] else m for m in a.models], fontsize=8)
+        ax.set_ylabel("median / PyTorch lite fp32")
+        ax.set_title(f"{threads} thread{'s' if threads != 1 else ''}", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+        if row == 0:
+            ax.legend(fontsize=8, ncol=len(runners), loc="upper left")
+    fig.suptitle(f"Median latency relative to PyTorch lite fp32 (lower is faster), batch 1, 224x224: "
+                 f"{facts['cpu']}, {facts['date'][:10]}", fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+
+
+def main() -> int:
+    args = parse_args()
+    if args.worker:
+        return run_worker(args)
+    start = time.monotonic()
+    session = Session(args)
+    args.work.mkdir(parents=True, exist_ok=True)
+    session.export_models()
+
+    tools = find_mt_tools(args.mt_bin) if "mt" in args.runners else {}
+    pipeline_note = " | ".join(os.path.basename(step[0]) + (" --backend cpu" if "mt-prepack" in step[0] else "")
+                               for step in mt_pipeline(tools)) if tools else "not run"
+    ort_script = None
+    if "onnxruntime" in args.runners:
+        ort_script, reason = install_onnxruntime(args.work)
+        if ort_script is None:
+            session.notes["onnxruntime"] = reason
+            log(f"ONNX Runtime unavailable: {reason}")
+    session.prepare(tools, ort_script)
+    session.run_all()
+
+    versions = {"mt": git_describe()}
+    for (model, threads, runner), result in session.results.items():
+        key = {"torch-lite": "torch", "torch-lite-int8": "torch", "onnxruntime": "onnxruntime"}.get(runner)
+        if key:
+            versions[key] = result.get("version", "?")
+    facts = machine_facts()
+    raw = {"machine": facts, "versions": versions, "pipeline": pipeline_note,
+           "results": [{"model": m, "threads": t, "runner": r, **v} for (m, t, r), v in session.results.items()],
+           "failures": [{"model": m, "runner": r, "reason": why} for (m, r), why in session.failures.items()]}
+    (args.work / "results.json").write_text(json.dumps(raw, indent=1))
+    write_markdown(session, facts, pipeline_note, versions, args.out_md)
+    write_chart(session, facts, args.out_png)
+    log(f"wrote {args.out_md}, {args.out_png} and {args.work / 'results.json'} in {time.monotonic() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
