@@ -58,13 +58,27 @@ std::array<std::byte, 8> value_bytes(double value, DType dtype) {
   std::array<std::byte, 8> bytes{};
   auto store = [&](auto typed) { std::memcpy(bytes.data(), &typed, sizeof(typed)); };
   switch (dtype) {
-    case DType::f32: store(static_cast<float>(value)); break;
-    case DType::f16: store(float_to_half(static_cast<float>(value))); break;
-    case DType::i8: store(static_cast<int8_t>(value)); break;
-    case DType::u8: store(static_cast<uint8_t>(value)); break;
-    case DType::i32: store(static_cast<int32_t>(value)); break;
-    case DType::i64: store(static_cast<int64_t>(value)); break;
-    case DType::boolean: store(static_cast<uint8_t>(value != 0)); break;
+    case DType::f32:
+      store(static_cast<float>(value));
+      break;
+    case DType::f16:
+      store(float_to_half(static_cast<float>(value)));
+      break;
+    case DType::i8:
+      store(static_cast<int8_t>(value));
+      break;
+    case DType::u8:
+      store(static_cast<uint8_t>(value));
+      break;
+    case DType::i32:
+      store(static_cast<int32_t>(value));
+      break;
+    case DType::i64:
+      store(static_cast<int64_t>(value));
+      break;
+    case DType::boolean:
+      store(static_cast<uint8_t>(value != 0));
+      break;
   }
   return bytes;
 }

@@ -48,7 +48,8 @@ Window2d conv_window(const Node& node, const Shape& weight) {
     const auto output_padding = bounded_ints(node, "output_padding", 2, 0);
     for (int axis = 0; axis < 2; ++axis)
       if (output_padding[axis] >= std::max(window.stride[axis], window.dilation[axis]))
-        invalid_input("output_padding [{}] must be smaller than the stride or the dilation", fmt::join(output_padding, ","));
+        invalid_input("output_padding [{}] must be smaller than the stride or the dilation",
+                      fmt::join(output_padding, ","));
     window.output_padding = {output_padding[0], output_padding[1]};
   }
   return window;

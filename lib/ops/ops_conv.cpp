@@ -47,8 +47,8 @@ int64_t output_length(const InferContext& context, const Window2d& window, int a
   const char* name = axis == 0 ? "height" : "width";
   if (!length || *length > kMaxElements) context.fail("output {} is too large", name);
   if (*length < 1)
-    context.fail("output {} would be {}: input {} {}, kernel extent {}, stride {}, pads {}+{}", name, *length, name,
-                 in, window.extent(axis), window.stride[axis], window.pad_begin[axis], window.pad_end[axis]);
+    context.fail("output {} would be {}: input {} {}, kernel extent {}, stride {}, pads {}+{}", name, *length, name, in,
+                 window.extent(axis), window.stride[axis], window.pad_begin[axis], window.pad_end[axis]);
   return *length;
 }
 
@@ -109,13 +109,23 @@ std::vector<AttrSpec> conv_attrs() {
 }  // namespace
 
 void register_conv_ops(OpRegistry& registry) {
-  registry.add({"conv2d", "2-D convolution of X[N,C,H,W] with W[M,C/group,kH,kW] plus B[M], clamped to [act_min, act_max]",
-                {"X", "W", "B?"}, false, 1, conv_attrs(), infer_conv2d});
+  registry.add({"conv2d",
+                "2-D convolution of X[N,C,H,W] with W[M,C/group,kH,kW] plus B[M], clamped to [act_min, act_max]",
+                {"X", "W", "B?"},
+                false,
+                1,
+                conv_attrs(),
+                infer_conv2d});
   std::vector<AttrSpec> transpose_attrs = conv_attrs();
   transpose_attrs.push_back({"output_padding", AttrType::integers, Attribute{Ints{0, 0}}});
-  registry.add({"conv_transpose2d",
-                "2-D transposed convolution of X[N,C,H,W] with W[C,M/group,kH,kW] plus B[M], clamped to [act_min, act_max]",
-                {"X", "W", "B?"}, false, 1, std::move(transpose_attrs), infer_conv_transpose2d});
+  registry.add(
+      {"conv_transpose2d",
+       "2-D transposed convolution of X[N,C,H,W] with W[C,M/group,kH,kW] plus B[M], clamped to [act_min, act_max]",
+       {"X", "W", "B?"},
+       false,
+       1,
+       std::move(transpose_attrs),
+       infer_conv_transpose2d});
 }
 
 }  // namespace mt

@@ -13,8 +13,8 @@ int64_t output_length(const InferContext& context, const Window2d& window, int a
   const int64_t length = *window_output_length(window, axis, in);  // cannot overflow: all terms <= 2^40
   const char* name = axis == 0 ? "height" : "width";
   if (length < 1)
-    context.fail("output {} would be 0: input {} {}, window extent {}, pads {}+{}", name, name, in,
-                 window.extent(axis), window.pad_begin[axis], window.pad_end[axis]);
+    context.fail("output {} would be 0: input {} {}, window extent {}, pads {}+{}", name, name, in, window.extent(axis),
+                 window.pad_begin[axis], window.pad_end[axis]);
   return length;
 }
 
@@ -38,7 +38,8 @@ std::vector<TensorType> infer_global_pool(const InferContext& context) {
   const TensorInfo& x = context.input(0);
   Shape out = x.shape;
   for (size_t i = 2; i < out.size(); ++i) {
-    if (x.shape[i] < 1) context.fail("input '{}' {} has an empty spatial axis", context.node().inputs[0], shape_str(x.shape));
+    if (x.shape[i] < 1)
+      context.fail("input '{}' {} has an empty spatial axis", context.node().inputs[0], shape_str(x.shape));
     out[i] = 1;
   }
   return {{x.dtype, out}};
@@ -56,15 +57,35 @@ std::vector<AttrSpec> window_attrs() {
 void register_pool_ops(OpRegistry& registry) {
   std::vector<AttrSpec> max_attrs = window_attrs();
   max_attrs.push_back({"dilations", AttrType::integers, Attribute{Ints{1, 1}}});
-  registry.add({"max_pool2d", "Maximum over each window of X[N,C,H,W] (padding counts as -inf)", {"X"}, false, 1,
-                std::move(max_attrs), infer_pool2d});
+  registry.add({"max_pool2d",
+                "Maximum over each window of X[N,C,H,W] (padding counts as -inf)",
+                {"X"},
+                false,
+                1,
+                std::move(max_attrs),
+                infer_pool2d});
   std::vector<AttrSpec> avg_attrs = window_attrs();
   avg_attrs.push_back({"count_include_pad", AttrType::integer, Attribute{int64_t{0}}});
-  registry.add({"avg_pool2d", "Mean over each window of X[N,C,H,W] (padding counted only with count_include_pad)",
-                {"X"}, false, 1, std::move(avg_attrs), infer_pool2d});
-  registry.add({"global_avg_pool", "Mean over all spatial axes: X[N,C,...] -> [N,C,1,...,1]", {"X"}, false, 1, {},
+  registry.add({"avg_pool2d",
+                "Mean over each window of X[N,C,H,W] (padding counted only with count_include_pad)",
+                {"X"},
+                false,
+                1,
+                std::move(avg_attrs),
+                infer_pool2d});
+  registry.add({"global_avg_pool",
+                "Mean over all spatial axes: X[N,C,...] -> [N,C,1,...,1]",
+                {"X"},
+                false,
+                1,
+                {},
                 infer_global_pool});
-  registry.add({"global_max_pool", "Maximum over all spatial axes: X[N,C,...] -> [N,C,1,...,1]", {"X"}, false, 1, {},
+  registry.add({"global_max_pool",
+                "Maximum over all spatial axes: X[N,C,...] -> [N,C,1,...,1]",
+                {"X"},
+                false,
+                1,
+                {},
                 infer_global_pool});
 }
 

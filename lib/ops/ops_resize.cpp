@@ -13,12 +13,18 @@ bool representable(double value, DType dtype) {
   auto in_range = [&](double low, double high) { return value == std::trunc(value) && value >= low && value <= high; };
   switch (dtype) {
     case DType::f32:
-    case DType::f16: return true;
-    case DType::i8: return in_range(-128, 127);
-    case DType::u8: return in_range(0, 255);
-    case DType::i32: return in_range(-2147483648.0, 2147483647.0);
-    case DType::i64: return in_range(-9223372036854775808.0, 9223372036854774784.0);  // largest double below 2^63
-    case DType::boolean: return value == 0 || value == 1;
+    case DType::f16:
+      return true;
+    case DType::i8:
+      return in_range(-128, 127);
+    case DType::u8:
+      return in_range(0, 255);
+    case DType::i32:
+      return in_range(-2147483648.0, 2147483647.0);
+    case DType::i64:
+      return in_range(-9223372036854775808.0, 9223372036854774784.0);  // largest double below 2^63
+    case DType::boolean:
+      return value == 0 || value == 1;
   }
   return false;
 }
@@ -36,7 +42,8 @@ std::vector<TensorType> infer_pad(const InferContext& context) {
   const TensorInfo& x = context.input(0);
   const auto& pads = context.attr_ints("pads");
   const size_t rank = x.shape.size();
-  if (pads.size() != 2 * rank) context.fail("attribute 'pads' has {} values, expected 2 * rank = {}", pads.size(), 2 * rank);
+  if (pads.size() != 2 * rank)
+    context.fail("attribute 'pads' has {} values, expected 2 * rank = {}", pads.size(), 2 * rank);
   const std::string& mode = context.attr_string("mode");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     context.fail("attribute 'mode' = \"{}\" must be one of constant, reflect, edge", mode);

@@ -13,7 +13,9 @@ using Ints = std::vector<int64_t>;
 
 AttrSpec required(std::string name, AttrType type) { return {std::move(name), type, std::nullopt}; }
 AttrSpec int_attr(std::string name, int64_t value) { return {std::move(name), AttrType::integer, Attribute{value}}; }
-AttrSpec ints_attr(std::string name, Ints value) { return {std::move(name), AttrType::integers, Attribute{std::move(value)}}; }
+AttrSpec ints_attr(std::string name, Ints value) {
+  return {std::move(name), AttrType::integers, Attribute{std::move(value)}};
+}
 
 std::vector<TensorType> same_as_input(const InferContext& context) {
   const TensorInfo& x = context.input(0);
@@ -32,8 +34,8 @@ std::vector<TensorType> infer_reshape(const InferContext& context) {
   const Ints& shape = context.attr_ints("shape");
   check_literal_shape(context, shape, "shape");
   if (numel(shape) != x.numel())
-    context.fail("cannot reshape {} ({} elements) to {} ({} elements)", shape_str(x.shape), x.numel(),
-                 shape_str(shape), numel(shape));
+    context.fail("cannot reshape {} ({} elements) to {} ({} elements)", shape_str(x.shape), x.numel(), shape_str(shape),
+                 numel(shape));
   return {{x.dtype, shape}};
 }
 
@@ -188,7 +190,8 @@ std::vector<TensorType> infer_gather(const InferContext& context) {
     const int64_t dim = data.shape[*axis];
     for (int64_t i = 0; i < indices.numel(); ++i) {
       const int64_t index = indices.dtype == DType::i64 ? indices.data.as<int64_t>()[i] : indices.data.as<int32_t>()[i];
-      if (index < -dim || index >= dim) context.fail("index {} is out of range for axis {} of size {}", index, *axis, dim);
+      if (index < -dim || index >= dim)
+        context.fail("index {} is out of range for axis {} of size {}", index, *axis, dim);
     }
   }
   Shape out(data.shape.begin(), data.shape.begin() + *axis);
@@ -201,28 +204,72 @@ std::vector<TensorType> infer_gather(const InferContext& context) {
 
 void register_shape_ops(OpRegistry& registry) {
   using enum AttrType;
-  registry.add({"reshape", "Same elements in a new shape (the literal output shape)", {"X"}, false, 1,
-                {required("shape", integers)}, infer_reshape});
-  registry.add({"flatten", "Reshape to 2-D: [prod(dims before axis), prod(dims from axis)]", {"X"}, false, 1,
-                {int_attr("axis", 1)}, infer_flatten});
-  registry.add({"transpose", "Permute the axes (empty perm reverses them)", {"X"}, false, 1, {ints_attr("perm", {})},
+  registry.add({"reshape",
+                "Same elements in a new shape (the literal output shape)",
+                {"X"},
+                false,
+                1,
+                {required("shape", integers)},
+                infer_reshape});
+  registry.add({"flatten",
+                "Reshape to 2-D: [prod(dims before axis), prod(dims from axis)]",
+                {"X"},
+                false,
+                1,
+                {int_attr("axis", 1)},
+                infer_flatten});
+  registry.add({"transpose",
+                "Permute the axes (empty perm reverses them)",
+                {"X"},
+                false,
+                1,
+                {ints_attr("perm", {})},
                 infer_transpose});
-  registry.add({"concat", "Join tensors along an axis", {"inputs"}, true, 1, {required("axis", integer)},
-                infer_concat});
-  registry.add({"split", "Cut a tensor into pieces of the given sizes along an axis", {"X"}, false, -1,
-                {int_attr("axis", 0), required("split", integers)}, infer_split});
-  registry.add({"slice", "Strided sub-tensor (ONNX Slice semantics)", {"X"}, false, 1,
-                {required("starts", integers), required("ends", integers), ints_attr("axes", {}),
-                 ints_attr("steps", {})},
-                infer_slice});
-  registry.add({"squeeze", "Remove axes of size 1 (all of them when axes is empty)", {"X"}, false, 1,
-                {ints_attr("axes", {})}, infer_squeeze});
-  registry.add({"unsqueeze", "Insert axes of size 1 (axes index the output)", {"X"}, false, 1,
-                {required("axes", integers)}, infer_unsqueeze});
-  registry.add({"expand", "Broadcast to a shape (numpy rules, ONNX Expand)", {"X"}, false, 1,
-                {required("shape", integers)}, infer_expand});
-  registry.add({"gather", "Take entries along an axis by index (negative indices wrap)", {"data", "indices"}, false,
-                1, {int_attr("axis", 0)}, infer_gather});
+  registry.add(
+      {"concat", "Join tensors along an axis", {"inputs"}, true, 1, {required("axis", integer)}, infer_concat});
+  registry.add({"split",
+                "Cut a tensor into pieces of the given sizes along an axis",
+                {"X"},
+                false,
+                -1,
+                {int_attr("axis", 0), required("split", integers)},
+                infer_split});
+  registry.add(
+      {"slice",
+       "Strided sub-tensor (ONNX Slice semantics)",
+       {"X"},
+       false,
+       1,
+       {required("starts", integers), required("ends", integers), ints_attr("axes", {}), ints_attr("steps", {})},
+       infer_slice});
+  registry.add({"squeeze",
+                "Remove axes of size 1 (all of them when axes is empty)",
+                {"X"},
+                false,
+                1,
+                {ints_attr("axes", {})},
+                infer_squeeze});
+  registry.add({"unsqueeze",
+                "Insert axes of size 1 (axes index the output)",
+                {"X"},
+                false,
+                1,
+                {required("axes", integers)},
+                infer_unsqueeze});
+  registry.add({"expand",
+                "Broadcast to a shape (numpy rules, ONNX Expand)",
+                {"X"},
+                false,
+                1,
+                {required("shape", integers)},
+                infer_expand});
+  registry.add({"gather",
+                "Take entries along an axis by index (negative indices wrap)",
+                {"data", "indices"},
+                false,
+                1,
+                {int_attr("axis", 0)},
+                infer_gather});
   registry.add({"identity", "Copy of the input", {"X"}, false, 1, {}, same_as_input});
 }
 

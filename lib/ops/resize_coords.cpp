@@ -22,12 +22,13 @@ Enum parse_name(const Node& node, std::string_view attr, const std::array<std::s
 ResizeParams read_resize(const Node& node, const Shape& input) {
   ResizeParams params;
   params.mode = parse_name<ResizeMode>(node, "mode", std::array<std::string_view, 3>{"nearest", "linear", "cubic"});
-  params.coordinate_mode = parse_name<CoordinateMode>(
-      node, "coordinate_transformation_mode",
-      std::array<std::string_view, 5>{"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                                      "tf_half_pixel_for_nn"});
+  params.coordinate_mode =
+      parse_name<CoordinateMode>(node, "coordinate_transformation_mode",
+                                 std::array<std::string_view, 5>{"half_pixel", "pytorch_half_pixel", "align_corners",
+                                                                 "asymmetric", "tf_half_pixel_for_nn"});
   params.nearest_mode = parse_name<NearestMode>(
-      node, "nearest_mode", std::array<std::string_view, 4>{"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
+      node, "nearest_mode",
+      std::array<std::string_view, 4>{"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
   params.cubic_coeff_a = attr_float(node, "cubic_coeff_a");
   if (!std::isfinite(params.cubic_coeff_a)) invalid_input("attribute 'cubic_coeff_a' must be finite");
   const int64_t exclude_outside = attr_int(node, "exclude_outside");
@@ -44,7 +45,8 @@ ResizeParams read_resize(const Node& node, const Shape& input) {
     if (params.sizes[i] < 1) invalid_input("attribute 'sizes' = [{}] must be positive", fmt::join(params.sizes, ","));
     if (input[i] < 1) invalid_input("input {} has an empty axis", shape_str(input));
   }
-  if (!checked_numel(params.sizes)) invalid_input("attribute 'sizes' = [{}] is too large", fmt::join(params.sizes, ","));
+  if (!checked_numel(params.sizes))
+    invalid_input("attribute 'sizes' = [{}] is too large", fmt::join(params.sizes, ","));
 
   const auto& scales = attr_floats(node, "scales");
   if (!scales.empty() && scales.size() != rank)
@@ -54,19 +56,24 @@ ResizeParams read_resize(const Node& node, const Shape& input) {
       invalid_input("attribute 'scales' = [{}] must be positive and finite", fmt::join(scales, ","));
   params.scales.resize(rank);
   for (size_t i = 0; i < rank; ++i)
-    params.scales[i] = scales.empty() ? static_cast<double>(params.sizes[i]) / static_cast<double>(input[i]) : scales[i];
+    params.scales[i] =
+        scales.empty() ? static_cast<double>(params.sizes[i]) / static_cast<double>(input[i]) : scales[i];
   return params;
 }
 
 double source_coordinate(CoordinateMode mode, int64_t out_index, double scale, int64_t in_length, int64_t out_length) {
   const auto o = static_cast<double>(out_index);
   switch (mode) {
-    case CoordinateMode::half_pixel: return (o + 0.5) / scale - 0.5;
-    case CoordinateMode::pytorch_half_pixel: return out_length > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+    case CoordinateMode::half_pixel:
+      return (o + 0.5) / scale - 0.5;
+    case CoordinateMode::pytorch_half_pixel:
+      return out_length > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
     case CoordinateMode::align_corners:
       return out_length == 1 ? 0.0 : o * static_cast<double>(in_length - 1) / static_cast<double>(out_length - 1);
-    case CoordinateMode::asymmetric: return o / scale;
-    case CoordinateMode::tf_half_pixel_for_nn: return (o + 0.5) / scale;
+    case CoordinateMode::asymmetric:
+      return o / scale;
+    case CoordinateMode::tf_half_pixel_for_nn:
+      return (o + 0.5) / scale;
   }
   return 0.0;
 }
@@ -76,10 +83,18 @@ int64_t nearest_index(NearestMode mode, double x, int64_t in_length) {
   const double fraction = x - base;
   double chosen = base;
   switch (mode) {
-    case NearestMode::round_prefer_floor: chosen = fraction > 0.5 ? base + 1 : base; break;
-    case NearestMode::round_prefer_ceil: chosen = fraction >= 0.5 ? base + 1 : base; break;
-    case NearestMode::floor: chosen = base; break;
-    case NearestMode::ceil: chosen = std::ceil(x); break;
+    case NearestMode::round_prefer_floor:
+      chosen = fraction > 0.5 ? base + 1 : base;
+      break;
+    case NearestMode::round_prefer_ceil:
+      chosen = fraction >= 0.5 ? base + 1 : base;
+      break;
+    case NearestMode::floor:
+      chosen = base;
+      break;
+    case NearestMode::ceil:
+      chosen = std::ceil(x);
+      break;
   }
   // Clamp as a double first: x may be far outside the axis (never beyond int64, though).
   return static_cast<int64_t>(std::clamp(chosen, 0.0, static_cast<double>(in_length - 1)));
@@ -88,10 +103,8 @@ int64_t nearest_index(NearestMode mode, double x, int64_t in_length) {
 std::array<double, 4> cubic_coefficients(double t, double a) {
   // Keys' cubic convolution kernel evaluated at distances 1 + t, t, 1 - t and 2 - t.
   const double s = 1 - t;
-  return {((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
-          ((a + 2) * t - (a + 3)) * t * t + 1,
-          ((a + 2) * s - (a + 3)) * s * s + 1,
-          ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
+  return {((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a, ((a + 2) * t - (a + 3)) * t * t + 1,
+          ((a + 2) * s - (a + 3)) * s * s + 1, ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
 }
 
 ResizeTaps resize_taps(const ResizeParams& params, size_t axis, int64_t in_length, int64_t out_index) {

@@ -24,8 +24,7 @@ std::vector<SliceAxis> resolve_slice(const Node& node, const Shape& input) {
   const auto& axes_attr = attr_ints(node, "axes");
   const auto& steps = attr_ints(node, "steps");
   const size_t rank = input.size();
-  if (starts.size() != ends.size())
-    invalid_input("starts has {} values but ends has {}", starts.size(), ends.size());
+  if (starts.size() != ends.size()) invalid_input("starts has {} values but ends has {}", starts.size(), ends.size());
   if (!axes_attr.empty() && axes_attr.size() != starts.size())
     invalid_input("axes has {} values but starts has {}", axes_attr.size(), starts.size());
   if (!steps.empty() && steps.size() != starts.size())

@@ -58,11 +58,11 @@ inline std::string infer_error(const std::string& op, const std::vector<std::opt
 }
 
 // Checks that inference fails with invalid_input and a message containing `fragment`.
-#define MT_CHECK_INFER_FAILS(fragment, ...)                     \
-  do {                                                          \
+#define MT_CHECK_INFER_FAILS(fragment, ...)                            \
+  do {                                                                 \
     const std::string mt_message = mt::test::infer_error(__VA_ARGS__); \
-    INFO("message: ", mt_message);                              \
-    CHECK(mt_message.find(fragment) != std::string::npos);      \
+    INFO("message: ", mt_message);                                     \
+    CHECK(mt_message.find(fragment) != std::string::npos);             \
   } while (false)
 
 }  // namespace mt::test

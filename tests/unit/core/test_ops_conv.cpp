@@ -35,7 +35,8 @@ TEST_CASE("conv2d rejects inconsistent inputs and attributes") {
   const TensorInfo w = tensor({6, 4, 3, 3});
   MT_CHECK_INFER_FAILS("input 'in0' must have rank 4, got shape 4x8x8", "conv2d", {tensor({4, 8, 8}), w});
   MT_CHECK_INFER_FAILS("input 'in1' must have rank 4, got shape 6x4x3", "conv2d", {x, tensor({6, 4, 3})});
-  MT_CHECK_INFER_FAILS("input 'in1' is float16 but input 'in0' is float32", "conv2d", {x, tensor({6, 4, 3, 3}, DType::f16)});
+  MT_CHECK_INFER_FAILS("input 'in1' is float16 but input 'in0' is float32", "conv2d",
+                       {x, tensor({6, 4, 3, 3}, DType::f16)});
   MT_CHECK_INFER_FAILS("attribute 'group' must be >= 1, got 0", "conv2d", {x, w}, {{"group", int64_t{0}}});
   MT_CHECK_INFER_FAILS("group 3 does not divide the 4 input channels", "conv2d", {x, w}, {{"group", int64_t{3}}});
   MT_CHECK_INFER_FAILS("input 'in0' has no channels", "conv2d", {tensor({1, 0, 8, 8}), tensor({6, 0, 3, 3})});

@@ -35,8 +35,8 @@ TEST_CASE("max_pool2d and avg_pool2d output sizes") {
   // Dilation 2 makes a 3-tap window span 5.
   CHECK(infer_shape("max_pool2d", {tensor({1, 1, 7, 7})}, {{"kernel_shape", Ints{3, 3}}, {"dilations", Ints{2, 1}}}) ==
         Shape{1, 1, 3, 5});
-  CHECK(infer_shape("avg_pool2d", {tensor({1, 1, 4, 4})}, {{"kernel_shape", Ints{2, 2}}, {"count_include_pad", int64_t{1}}}) ==
-        Shape{1, 1, 3, 3});
+  CHECK(infer_shape("avg_pool2d", {tensor({1, 1, 4, 4})},
+                    {{"kernel_shape", Ints{2, 2}}, {"count_include_pad", int64_t{1}}}) == Shape{1, 1, 3, 3});
 }
 
 TEST_CASE("max_pool2d and avg_pool2d reject bad inputs and attributes") {
@@ -44,7 +44,8 @@ TEST_CASE("max_pool2d and avg_pool2d reject bad inputs and attributes") {
   const Attribute k3 = Ints{3, 3};
   for (const char* op : {"max_pool2d", "avg_pool2d"}) {
     INFO("op: ", op);
-    MT_CHECK_INFER_FAILS("input 'in0' must have rank 4, got shape 2x6x6", op, {tensor({2, 6, 6})}, {{"kernel_shape", k3}});
+    MT_CHECK_INFER_FAILS("input 'in0' must have rank 4, got shape 2x6x6", op, {tensor({2, 6, 6})},
+                         {{"kernel_shape", k3}});
     MT_CHECK_INFER_FAILS("missing required attribute 'kernel_shape'", op, {x});
     MT_CHECK_INFER_FAILS("attribute 'kernel_shape' must have 2 values, got 1", op, {x}, {{"kernel_shape", Ints{3}}});
     MT_CHECK_INFER_FAILS("attribute 'kernel_shape' = [3,0] must hold values in [1, 2^40]", op, {x},
@@ -59,7 +60,8 @@ TEST_CASE("max_pool2d and avg_pool2d reject bad inputs and attributes") {
                          {{"kernel_shape", k3}, {"ceil_mode", int64_t{2}}});
     MT_CHECK_INFER_FAILS("output height would be 0: input height 2, window extent 3, pads 0+0", op,
                          {tensor({1, 1, 2, 5})}, {{"kernel_shape", k3}});
-    MT_CHECK_INFER_FAILS("output width would be 0", op, {tensor({1, 1, 5, 1})}, {{"kernel_shape", k3}, {"pads", Ints{0, 0, 0, 1}}});
+    MT_CHECK_INFER_FAILS("output width would be 0", op, {tensor({1, 1, 5, 1})},
+                         {{"kernel_shape", k3}, {"pads", Ints{0, 0, 0, 1}}});
   }
   MT_CHECK_INFER_FAILS("attribute 'dilations' = [1,0] must hold values in [1, 2^40]", "max_pool2d", {x},
                        {{"kernel_shape", k3}, {"dilations", Ints{1, 0}}});
@@ -68,7 +70,8 @@ TEST_CASE("max_pool2d and avg_pool2d reject bad inputs and attributes") {
         Shape{1, 2, 10, 10});
   MT_CHECK_INFER_FAILS("must be smaller than the window (5x5)", "max_pool2d", {x},
                        {{"kernel_shape", k3}, {"dilations", Ints{2, 2}}, {"pads", Ints{5, 0, 0, 0}}});
-  MT_CHECK_INFER_FAILS("unknown attribute 'dilations'", "avg_pool2d", {x}, {{"kernel_shape", k3}, {"dilations", Ints{1, 1}}});
+  MT_CHECK_INFER_FAILS("unknown attribute 'dilations'", "avg_pool2d", {x},
+                       {{"kernel_shape", k3}, {"dilations", Ints{1, 1}}});
   MT_CHECK_INFER_FAILS("unknown attribute 'count_include_pad'", "max_pool2d", {x},
                        {{"kernel_shape", k3}, {"count_include_pad", int64_t{1}}});
   MT_CHECK_INFER_FAILS("attribute 'count_include_pad' must be 0 or 1, got -1", "avg_pool2d", {x},

@@ -15,15 +15,19 @@ using Floats = std::vector<double>;
 TEST_CASE("resize output is sizes, dtype kept") {
   CHECK(infer_shape("resize", {tensor({1, 3, 4, 5})}, {{"sizes", Ints{1, 3, 8, 10}}}) == Shape{1, 3, 8, 10});
   CHECK(infer_shape("resize", {tensor({1, 3, 4, 5})},
-                    {{"sizes", Ints{2, 1, 3, 2}}, {"mode", std::string("cubic")},
+                    {{"sizes", Ints{2, 1, 3, 2}},
+                     {"mode", std::string("cubic")},
                      {"coordinate_transformation_mode", std::string("align_corners")}}) == Shape{2, 1, 3, 2});
   CHECK(infer_shape("resize", {tensor({2, 5})},
-                    {{"sizes", Ints{2, 8}}, {"scales", Floats{1.0, 1.7}}, {"mode", std::string("linear")},
-                     {"nearest_mode", std::string("ceil")}, {"exclude_outside", int64_t{1}},
+                    {{"sizes", Ints{2, 8}},
+                     {"scales", Floats{1.0, 1.7}},
+                     {"mode", std::string("linear")},
+                     {"nearest_mode", std::string("ceil")},
+                     {"exclude_outside", int64_t{1}},
                      {"cubic_coeff_a", -0.5}}) == Shape{2, 8});
   for (const char* coord : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"})
-    CHECK(infer_shape("resize", {tensor({4})}, {{"sizes", Ints{2}}, {"coordinate_transformation_mode", std::string(coord)}}) ==
-          Shape{2});
+    CHECK(infer_shape("resize", {tensor({4})},
+                      {{"sizes", Ints{2}}, {"coordinate_transformation_mode", std::string(coord)}}) == Shape{2});
   for (const char* mode : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})
     CHECK(infer_shape("resize", {tensor({4})}, {{"sizes", Ints{2}}, {"nearest_mode", std::string(mode)}}) == Shape{2});
   CHECK(infer("resize", {tensor({1, 1, 2, 2}, DType::f16)}, {{"sizes", Ints{1, 1, 4, 4}}})[0].dtype == DType::f16);
@@ -33,8 +37,10 @@ TEST_CASE("resize rejects bad attributes") {
   const TensorInfo x = tensor({1, 3, 4, 5});
   const Attribute sizes = Ints{1, 3, 8, 10};
   MT_CHECK_INFER_FAILS("missing required attribute 'sizes'", "resize", {x});
-  MT_CHECK_INFER_FAILS("attribute 'sizes' has 2 values for an input of rank 4", "resize", {x}, {{"sizes", Ints{8, 10}}});
-  MT_CHECK_INFER_FAILS("attribute 'sizes' = [1,3,0,10] must be positive", "resize", {x}, {{"sizes", Ints{1, 3, 0, 10}}});
+  MT_CHECK_INFER_FAILS("attribute 'sizes' has 2 values for an input of rank 4", "resize", {x},
+                       {{"sizes", Ints{8, 10}}});
+  MT_CHECK_INFER_FAILS("attribute 'sizes' = [1,3,0,10] must be positive", "resize", {x},
+                       {{"sizes", Ints{1, 3, 0, 10}}});
   MT_CHECK_INFER_FAILS("too large", "resize", {x}, {{"sizes", Ints{1, 3, int64_t{1} << 30, int64_t{1} << 30}}});
   MT_CHECK_INFER_FAILS("input 1x0x4x5 has an empty axis", "resize", {tensor({1, 0, 4, 5})}, {{"sizes", sizes}});
   MT_CHECK_INFER_FAILS("cannot resize a scalar", "resize", {tensor({})}, {{"sizes", Ints{}}});
@@ -65,7 +71,8 @@ TEST_CASE("pad adds begins and ends, negative pads crop") {
   CHECK(infer_shape("pad", {tensor({1, 3, 4, 4})}, {{"pads", Ints{0, -1, -2, 0, 0, 0, -2, 1}}}) == Shape{1, 2, 0, 5});
   CHECK(infer_shape("pad", {tensor({4, 5})}, {{"pads", Ints{3, 4, 3, 4}}, {"mode", std::string("reflect")}}) ==
         Shape{10, 13});
-  CHECK(infer_shape("pad", {tensor({1, 5})}, {{"pads", Ints{2, 0, 2, 0}}, {"mode", std::string("edge")}}) == Shape{5, 5});
+  CHECK(infer_shape("pad", {tensor({1, 5})}, {{"pads", Ints{2, 0, 2, 0}}, {"mode", std::string("edge")}}) ==
+        Shape{5, 5});
   CHECK(infer_shape("pad", {tensor({0, 5})}, {{"pads", Ints{2, 0, 2, 0}}, {"value", 1.5}}) == Shape{4, 5});
   auto out = infer("pad", {tensor({3}, DType::i64)}, {{"pads", Ints{1, 1}}, {"value", -7.0}});
   CHECK(out[0].dtype == DType::i64);

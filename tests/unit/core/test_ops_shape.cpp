@@ -47,8 +47,7 @@ TEST_CASE("transpose permutes dims, empty perm reverses") {
 }
 
 TEST_CASE("concat sums the axis and checks the other dims") {
-  CHECK(infer_shape("concat", {tensor({2, 3}), tensor({2, 5}), tensor({2, 0})}, {{"axis", int64_t{1}}}) ==
-        Shape{2, 8});
+  CHECK(infer_shape("concat", {tensor({2, 3}), tensor({2, 5}), tensor({2, 0})}, {{"axis", int64_t{1}}}) == Shape{2, 8});
   CHECK(infer_shape("concat", {tensor({2, 3})}, {{"axis", int64_t{-2}}}) == Shape{2, 3});
   auto out = infer("concat", {tensor({1}, DType::i64), tensor({3}, DType::i64)}, {{"axis", int64_t{0}}});
   CHECK(out[0].shape == Shape{4});
@@ -81,7 +80,8 @@ TEST_CASE("split makes one output per size") {
   MT_CHECK_INFER_FAILS("'split' is empty", "split", {tensor({2, 10})}, {{"split", Ints{}}}, 0);
   MT_CHECK_INFER_FAILS("produces 2 outputs, the node lists 3", "split", {tensor({2, 10})},
                        {{"axis", int64_t{1}}, {"split", Ints{5, 5}}}, 3);
-  MT_CHECK_INFER_FAILS("axis 2 is out of range", "split", {tensor({2, 10})}, {{"axis", int64_t{2}}, {"split", Ints{2}}});
+  MT_CHECK_INFER_FAILS("axis 2 is out of range", "split", {tensor({2, 10})},
+                       {{"axis", int64_t{2}}, {"split", Ints{2}}});
 }
 
 TEST_CASE("slice follows ONNX: negative indices, clamping, negative steps") {
@@ -93,9 +93,9 @@ TEST_CASE("slice follows ONNX: negative indices, clamping, negative steps") {
   CHECK(slice({10, 8}, {1, 2}, {3, 8}) == Shape{2, 6});
   CHECK(slice({10, 8}, {-3}, {kInt64Max}, {1}) == Shape{10, 3});
   CHECK(slice({10, 8}, {0}, {-1}, {-2}) == Shape{9, 8});
-  CHECK(slice({10, 8}, {1}, {1000}, {0}, {3}) == Shape{3, 8});    // 1, 4, 7
+  CHECK(slice({10, 8}, {1}, {1000}, {0}, {3}) == Shape{3, 8});  // 1, 4, 7
   CHECK(slice({10, 8}, {-1}, {kInt64Min}, {0}, {-1}) == Shape{10, 8});
-  CHECK(slice({10, 8}, {8}, {1}, {0}, {-3}) == Shape{3, 8});      // 8, 5, 2
+  CHECK(slice({10, 8}, {8}, {1}, {0}, {-3}) == Shape{3, 8});       // 8, 5, 2
   CHECK(slice({10, 8}, {100}, {-100}, {0}, {-4}) == Shape{3, 8});  // 9, 5, 1
   CHECK(slice({10, 8}, {5}, {2}) == Shape{0, 8});
   CHECK(slice({10, 8}, {0}, {10}, {0}, {kInt64Max}) == Shape{1, 8});
@@ -126,8 +126,7 @@ TEST_CASE("squeeze and unsqueeze") {
   CHECK(infer_shape("unsqueeze", {tensor({3, 4})}, {{"axes", Ints{0}}}) == Shape{1, 3, 4});
   CHECK(infer_shape("unsqueeze", {tensor({3, 4})}, {{"axes", Ints{-1, 1}}}) == Shape{3, 1, 4, 1});
   CHECK(infer_shape("unsqueeze", {tensor({})}, {{"axes", Ints{0}}}) == Shape{1});
-  MT_CHECK_INFER_FAILS("axis 3 is out of range for output rank 3", "unsqueeze", {tensor({3, 4})},
-                       {{"axes", Ints{3}}});
+  MT_CHECK_INFER_FAILS("axis 3 is out of range for output rank 3", "unsqueeze", {tensor({3, 4})}, {{"axes", Ints{3}}});
   MT_CHECK_INFER_FAILS("axis -2 is listed twice", "unsqueeze", {tensor({3, 4})}, {{"axes", Ints{0, 3, -2}}});
   MT_CHECK_INFER_FAILS("'axes' is empty", "unsqueeze", {tensor({3, 4})}, {{"axes", Ints{}}});
   MT_CHECK_INFER_FAILS("missing required attribute 'axes'", "unsqueeze", {tensor({3, 4})});

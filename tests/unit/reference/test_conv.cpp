@@ -16,7 +16,7 @@ TEST_CASE("conv2d and conv_transpose2d match PyTorch") {
   REQUIRE(golden::kConvCases.size() >= 10);
   for (const golden::ConvCase& c : golden::kConvCases) {
     INFO("case: ", c.name);
-    Attributes attrs{{"strides", c.strides}, {"pads", c.pads},         {"dilations", c.dilations},
+    Attributes attrs{{"strides", c.strides}, {"pads", c.pads},       {"dilations", c.dilations},
                      {"group", c.group},     {"act_min", c.act_min}, {"act_max", c.act_max}};
     if (c.transposed) attrs["output_padding"] = c.output_padding;
     std::vector<std::optional<HostTensor>> inputs{f32(c.x_shape, c.x), f32(c.w_shape, c.w)};
@@ -53,11 +53,11 @@ TEST_CASE("conv_transpose2d by hand: stride 2 scatters the kernel") {
   const HostTensor w = f32({1, 1, 3, 3}, {1, 1, 1, 1, 1, 1, 1, 1, 1});
   const HostTensor y = run_op("conv_transpose2d", {x, w}, {{"strides", Ints{2, 2}}});
   REQUIRE(y.shape == Shape{1, 1, 5, 5});
-  CHECK(y.floats() == std::vector<float>{1, 1, 3, 2, 2,  //
-                                         1, 1, 3, 2, 2,  //
+  CHECK(y.floats() == std::vector<float>{1, 1, 3,  2, 2,  //
+                                         1, 1, 3,  2, 2,  //
                                          4, 4, 10, 6, 6,  //
-                                         3, 3, 7, 4, 4,  //
-                                         3, 3, 7, 4, 4});
+                                         3, 3, 7,  4, 4,  //
+                                         3, 3, 7,  4, 4});
 }
 
 TEST_CASE("conv kernels support float32 only") {

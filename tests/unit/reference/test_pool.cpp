@@ -17,7 +17,8 @@ TEST_CASE("max_pool2d and avg_pool2d match PyTorch") {
   REQUIRE(golden::kPoolCases.size() >= 10);
   for (const golden::PoolCase& c : golden::kPoolCases) {
     INFO("case: ", c.name, " (", c.source, ")");
-    Attributes attrs{{"kernel_shape", c.kernel_shape}, {"strides", c.strides}, {"pads", c.pads}, {"ceil_mode", c.ceil_mode}};
+    Attributes attrs{
+        {"kernel_shape", c.kernel_shape}, {"strides", c.strides}, {"pads", c.pads}, {"ceil_mode", c.ceil_mode}};
     if (std::string(c.op) == "max_pool2d")
       attrs["dilations"] = c.dilations;
     else

@@ -76,10 +76,9 @@ TEST_CASE("resize copies axes that keep their size") {
 TEST_CASE("pad constant, reflect and edge") {
   const HostTensor x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
   const Ints pads{1, 2, 0, 1};  // one row above, two columns left, one column right
-  CHECK(run_op("pad", {x}, {{"pads", pads}, {"value", 9.0}}).floats() ==
-        std::vector<float>{9, 9, 9, 9, 9, 9,  //
-                           9, 9, 1, 2, 3, 9,  //
-                           9, 9, 4, 5, 6, 9});
+  CHECK(run_op("pad", {x}, {{"pads", pads}, {"value", 9.0}}).floats() == std::vector<float>{9, 9, 9, 9, 9, 9,  //
+                                                                                            9, 9, 1, 2, 3, 9,  //
+                                                                                            9, 9, 4, 5, 6, 9});
   CHECK(run_op("pad", {x}, {{"pads", pads}, {"mode", std::string("reflect")}}).floats() ==
         std::vector<float>{6, 5, 4, 5, 6, 5,  //
                            3, 2, 1, 2, 3, 2,  //
