@@ -40,21 +40,30 @@ template <typename Out>
 Out element(const TensorInfo& tensor, size_t i) {
   const std::byte* data = tensor.data.data();
   switch (tensor.dtype) {
-    case DType::f32: return convert<Out>(load<float>(data, i));
-    case DType::f16: return convert<Out>(reference::half_to_float(load<uint16_t>(data, i)));
-    case DType::i8: return static_cast<Out>(load<int8_t>(data, i));
-    case DType::u8: return static_cast<Out>(load<uint8_t>(data, i));
-    case DType::i32: return static_cast<Out>(load<int32_t>(data, i));
-    case DType::i64: return static_cast<Out>(load<int64_t>(data, i));
-    case DType::boolean: return static_cast<Out>(load<uint8_t>(data, i) != 0);
+    case DType::f32:
+      return convert<Out>(load<float>(data, i));
+    case DType::f16:
+      return convert<Out>(reference::half_to_float(load<uint16_t>(data, i)));
+    case DType::i8:
+      return static_cast<Out>(load<int8_t>(data, i));
+    case DType::u8:
+      return static_cast<Out>(load<uint8_t>(data, i));
+    case DType::i32:
+      return static_cast<Out>(load<int32_t>(data, i));
+    case DType::i64:
+      return static_cast<Out>(load<int64_t>(data, i));
+    case DType::boolean:
+      return static_cast<Out>(load<uint8_t>(data, i) != 0);
   }
   return Out{};
 }
 
 template <typename In>
 int64_t integer_value(In value) {
-  if constexpr (std::is_integral_v<In>) return value;
-  else return convert<int64_t>(value);
+  if constexpr (std::is_integral_v<In>)
+    return value;
+  else
+    return convert<int64_t>(value);
 }
 
 template <typename In>
@@ -68,13 +77,27 @@ TensorInfo make(std::string name, DType dtype, Shape shape, std::span<const In> 
   for (size_t i = 0; i < values.size(); ++i) {
     const In v = values[i];
     switch (dtype) {
-      case DType::f32: store(out, i, static_cast<float>(v)); break;
-      case DType::f16: store(out, i, reference::float_to_half(static_cast<float>(v))); break;
-      case DType::i8: store(out, i, static_cast<int8_t>(integer_value(v))); break;
-      case DType::u8: store(out, i, static_cast<uint8_t>(integer_value(v))); break;
-      case DType::i32: store(out, i, static_cast<int32_t>(integer_value(v))); break;
-      case DType::i64: store(out, i, integer_value(v)); break;
-      case DType::boolean: store(out, i, static_cast<uint8_t>(v != In{0})); break;
+      case DType::f32:
+        store(out, i, static_cast<float>(v));
+        break;
+      case DType::f16:
+        store(out, i, reference::float_to_half(static_cast<float>(v)));
+        break;
+      case DType::i8:
+        store(out, i, static_cast<int8_t>(integer_value(v)));
+        break;
+      case DType::u8:
+        store(out, i, static_cast<uint8_t>(integer_value(v)));
+        break;
+      case DType::i32:
+        store(out, i, static_cast<int32_t>(integer_value(v)));
+        break;
+      case DType::i64:
+        store(out, i, integer_value(v));
+        break;
+      case DType::boolean:
+        store(out, i, static_cast<uint8_t>(v != In{0}));
+        break;
     }
   }
   return info;

@@ -27,7 +27,8 @@ ImportContext::ImportContext(Graph& graph, const onnx::GraphProto& onnx_graph, E
 
 std::string ImportContext::reserve_node_name(const std::string& candidate) {
   std::string name = candidate;
-  for (int suffix = 1; !reserved_node_names_.insert(name).second; ++suffix) name = fmt::format("{}_{}", candidate, suffix);
+  for (int suffix = 1; !reserved_node_names_.insert(name).second; ++suffix)
+    name = fmt::format("{}_{}", candidate, suffix);
   return name;
 }
 
@@ -54,7 +55,8 @@ std::vector<int64_t> ImportContext::const_ints(const OnnxNode& node, size_t i, s
   if (!info.is_constant())
     node.unsupported("input '{}' ({}) must be constant after shape folding, but it is computed at run time",
                      node.input(i), what);
-  if (!is_integer(info.dtype)) node.invalid("input '{}' ({}) must hold integers, got {}", node.input(i), what, dtype_name(info.dtype));
+  if (!is_integer(info.dtype))
+    node.invalid("input '{}' ({}) must hold integers, got {}", node.input(i), what, dtype_name(info.dtype));
   return read_ints(info);
 }
 
@@ -91,7 +93,8 @@ std::string ImportContext::scalar(const OnnxNode& node, double value, DType dtyp
   return add_constant(make_constant(fresh_name(node.name() + "/const"), dtype, {}, values));
 }
 
-std::string ImportContext::node_name(const OnnxNode& node, const std::string& op, const std::vector<std::string>& outputs) {
+std::string ImportContext::node_name(const OnnxNode& node, const std::string& op,
+                                     const std::vector<std::string>& outputs) {
   bool produces_onnx_output = false;
   for (const auto& out : outputs)
     for (size_t i = 0; i < node.num_outputs(); ++i) produces_onnx_output |= !out.empty() && out == node.output(i);
@@ -154,7 +157,8 @@ void ImportContext::emit(const OnnxNode& node, const std::string& op, std::vecto
   if (try_fold(mt_node, infos)) return;
   auto types = infer_node(mt_node, infos);
   for (size_t i = 0; i < types.size(); ++i)
-    graph_.add_tensor(TensorInfo{.name = mt_node.outputs[i], .dtype = types[i].dtype, .shape = std::move(types[i].shape)});
+    graph_.add_tensor(
+        TensorInfo{.name = mt_node.outputs[i], .dtype = types[i].dtype, .shape = std::move(types[i].shape)});
   graph_.nodes.push_back(std::move(mt_node));
 }
 

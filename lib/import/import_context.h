@@ -2,14 +2,14 @@
 // static type, and its value when constant), fresh names, and emission with constant folding.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
-
-#include <onnx/onnx_pb.h>
 
 #include "lib/import/onnx_node.h"
 #include "lib/import/onnx_tensor.h"

@@ -54,20 +54,21 @@ void check_op_types(const onnx::GraphProto& graph, const std::vector<std::string
   if (missing.empty()) return;
   std::string text;
   for (const auto& [op, nodes] : missing)
-    text += fmt::format("{}{} ({} node{}: {})", text.empty() ? "" : ", ", op, nodes.size(), nodes.size() == 1 ? "" : "s",
-                        list_names(nodes));
+    text += fmt::format("{}{} ({} node{}: {})", text.empty() ? "" : ", ", op, nodes.size(),
+                        nodes.size() == 1 ? "" : "s", list_names(nodes));
   unsupported("{}: unsupported ONNX ops: {}", source, text);
 }
 
-std::string join_dims(const std::vector<std::string>& dims, const char* separator) {
+std::string join(const std::vector<std::string>& items, const char* separator) {
   std::string text;
-  for (size_t i = 0; i < dims.size(); ++i) text += (i ? separator : "") + dims[i];
+  for (size_t i = 0; i < items.size(); ++i) text += (i ? separator : "") + items[i];
   return text;
 }
 
 // Declares the graph inputs (initializers are constants, not inputs) with static shapes: the
 // model's own, or --input-shape's. Dynamic dimensions left over are one usage error.
-void add_inputs(Graph& graph, const onnx::GraphProto& onnx_graph, const ImportOptions& options, const std::string& source) {
+void add_inputs(Graph& graph, const onnx::GraphProto& onnx_graph, const ImportOptions& options,
+                const std::string& source) {
   std::unordered_set<std::string> initializers;
   for (const auto& init : onnx_graph.initializer()) initializers.insert(init.name());
   std::vector<const onnx::ValueInfoProto*> inputs;
@@ -80,8 +81,8 @@ void add_inputs(Graph& graph, const onnx::GraphProto& onnx_graph, const ImportOp
     if (!found) {
       std::vector<std::string> real;
       for (const auto* input : inputs) real.push_back(input->name());
-      fail(ExitCode::usage, "{}: --input-shape names '{}', which is not an input of the model; its inputs are: {}", source,
-           name, real.empty() ? "(none)" : join_dims(real, ", "));
+      fail(ExitCode::usage, "{}: --input-shape names '{}', which is not an input of the model; its inputs are: {}",
+           source, name, real.empty() ? "(none)" : join(real, ", "));
     }
   }
 
@@ -91,7 +92,9 @@ void add_inputs(Graph& graph, const onnx::GraphProto& onnx_graph, const ImportOp
     if (!input->type().has_tensor_type()) unsupported("{}: input '{}' is not a tensor", source, name);
     const auto& tensor_type = input->type().tensor_type();
     auto dtype = dtype_from_onnx(tensor_type.elem_type());
-    if (!dtype) unsupported("{}: input '{}' has element type {}, which mt does not support", source, name, onnx_type_name(tensor_type.elem_type()));
+    if (!dtype)
+      unsupported("{}: input '{}' has element type {}, which mt does not support", source, name,
+                  onnx_type_name(tensor_type.elem_type()));
     std::vector<std::string> labels;  // each dimension as declared: a number or a symbol
     Shape declared;
     bool is_static = tensor_type.has_shape();
@@ -106,51 +109,57 @@ void add_inputs(Graph& graph, const onnx::GraphProto& onnx_graph, const ImportOp
       shape = given->second;
       if (tensor_type.has_shape() && shape.size() != declared.size())
         fail(ExitCode::usage, "{}: --input-shape {} gives rank {}, but the model declares '{}' as {}", source, name,
-             shape.size(), name, join_dims(labels, " x "));
+             shape.size(), name, join(labels, " x "));
       for (size_t i = 0; i < declared.size(); ++i)
         if (declared[i] >= 0 && declared[i] != shape[i])
-          spdlog::warn("{}: --input-shape overrides dimension {} of '{}' ({} -> {})", source, i, name, declared[i], shape[i]);
+          spdlog::warn("{}: --input-shape overrides dimension {} of '{}' ({} -> {})", source, i, name, declared[i],
+                       shape[i]);
     } else if (!is_static) {
-      dynamic.push_back(tensor_type.has_shape() ? fmt::format("{}: {}", name, join_dims(labels, " x ")) : name + ": unknown shape");
+      dynamic.push_back(tensor_type.has_shape() ? fmt::format("{}: {}", name, join(labels, " x "))
+                                                : name + ": unknown shape");
       for (auto& label : labels)
         if (label.find_first_not_of("0123456789") != std::string::npos) label = "1";
-      examples.push_back(fmt::format("--input-shape {}:{}", name, tensor_type.has_shape() ? join_dims(labels, ",") : "D0,D1,..."));
+      examples.push_back(
+          fmt::format("--input-shape {}:{}", name, tensor_type.has_shape() ? join(labels, ",") : "D0,D1,..."));
       continue;
     }
-    if (!checked_numel(shape)) invalid_input("{}: input '{}' has shape {}, which is too large", source, name, shape_str(shape));
+    if (!checked_numel(shape))
+      invalid_input("{}: input '{}' has shape {}, which is too large", source, name, shape_str(shape));
     graph.add_tensor(TensorInfo{.name = name, .dtype = *dtype, .shape = shape});
     graph.inputs.push_back(name);
   }
   if (!dynamic.empty())
-    fail(ExitCode::usage, "{}: inputs with dynamic dimensions: {}; give static shapes with --input-shape NAME:D0,D1,... (e.g. {})",
-         source, join_dims(dynamic, "; "), join_dims(examples, " "));
+    fail(ExitCode::usage,
+         "{}: inputs with dynamic dimensions: {}; give static shapes with --input-shape NAME:D0,D1,... (e.g. {})",
+         source, join(dynamic, "; "), join(examples, " "));
 }
 
 // Translates every node in order. A node mt cannot import is recorded and its outputs marked
 // unavailable, so that one error lists every such node rather than only the first.
-void translate_nodes(ImportContext& ctx, const onnx::GraphProto& graph, const std::vector<std::string>& names, int opset,
-                     const std::string& source) {
+void translate_nodes(ImportContext& ctx, const onnx::GraphProto& graph, const std::vector<std::string>& names,
+                     int opset, const std::string& source) {
   std::unordered_set<std::string> unavailable;
   std::vector<std::string> problems;
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& proto = graph.node(i);
     const OnnxNode node(proto, names[static_cast<size_t>(i)], opset);
-    bool blocked = false;
+    bool blocked = false;  // downstream of an unsupported node: not reported itself
     for (const auto& in : proto.input()) blocked |= unavailable.count(in) != 0;
-    try {
-      if (!blocked) {
+    if (!blocked) {
+      try {
         const TranslatorEntry* entry = find_translator(proto.op_type());
         entry->translate(ctx, node, entry->mt_op);
         continue;
+      } catch (const Error& e) {
+        if (e.code() != ExitCode::unsupported) throw;
+        problems.push_back(e.what());
       }
-    } catch (const Error& e) {
-      if (e.code() != ExitCode::unsupported) throw;
-      problems.push_back(e.what());
     }
     for (const auto& out : proto.output()) unavailable.insert(out);
   }
   if (problems.size() == 1) unsupported("{}: {}", source, problems[0]);
-  if (!problems.empty()) unsupported("{}: {} nodes cannot be imported: {}", source, problems.size(), join_dims(problems, "; "));
+  if (!problems.empty())
+    unsupported("{}: {} nodes cannot be imported: {}", source, problems.size(), join(problems, "; "));
 }
 
 void rename_tensor(Graph& graph, const std::string& from, const std::string& to) {
@@ -187,7 +196,10 @@ void add_outputs(ImportContext& ctx, Graph& graph, const onnx::GraphProto& onnx_
       } else {
         TensorInfo info = graph.tensor(source);
         graph.add_tensor(TensorInfo{.name = name, .dtype = info.dtype, .shape = info.shape});
-        graph.nodes.push_back(Node{.name = ctx.reserve_node_name(name + "/identity"), .op = "identity", .inputs = {source}, .outputs = {name}});
+        graph.nodes.push_back(Node{.name = ctx.reserve_node_name(name + "/identity"),
+                                   .op = "identity",
+                                   .inputs = {source},
+                                   .outputs = {name}});
       }
     }
     graph.outputs.push_back(name);
@@ -243,9 +255,10 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     throw with_context(e, loaded.source);
   }
   graph.metadata["source"] = source_metadata(loaded);
-  spdlog::info("imported {}: opset {}, {} ONNX nodes -> {} mt nodes, {} constants", loaded.source, loaded.opset,
-               onnx_graph.node_size(), graph.nodes.size(),
-               std::count_if(graph.tensors.begin(), graph.tensors.end(), [](const auto& t) { return t.second.is_constant(); }));
+  spdlog::info(
+      "imported {}: opset {}, {} ONNX nodes -> {} mt nodes, {} constants", loaded.source, loaded.opset,
+      onnx_graph.node_size(), graph.nodes.size(),
+      std::count_if(graph.tensors.begin(), graph.tensors.end(), [](const auto& t) { return t.second.is_constant(); }));
   return graph;
 }
 

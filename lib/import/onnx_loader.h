@@ -2,10 +2,10 @@
 // the ONNX checker run against the model's own directory (where its external data lives).
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <memory>
 #include <string>
-
-#include <onnx/onnx_pb.h>
 
 namespace mt::onnx_import {
 

@@ -2,11 +2,11 @@
 // and outputs, and typed attribute access with defaults that checks each attribute's type.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <onnx/onnx_pb.h>
 
 #include "lib/core/error.h"
 

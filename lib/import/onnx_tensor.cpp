@@ -29,8 +29,7 @@ void copy_field(const Field& field, std::byte* out, Convert convert) {
 
 ConstData typed_field_data(const TensorProto& proto, DType dtype, int64_t count, const std::string& name) {
   auto require_count = [&](int size, const char* field) {
-    if (size != count)
-      invalid_input("tensor '{}': {} holds {} values, its shape needs {}", name, field, size, count);
+    if (size != count) invalid_input("tensor '{}': {} holds {} values, its shape needs {}", name, field, size, count);
   };
   ConstData data = ConstData::allocate(static_cast<size_t>(count) * dtype_size(dtype));
   std::byte* out = data.mutable_data();
@@ -82,7 +81,8 @@ ConstData external_data(const TensorProto& proto, size_t byte_size, const std::s
       location = entry.value();
     } else if (entry.key() == "offset" || entry.key() == "length") {
       auto value = parse_size(entry.value());
-      if (!value) invalid_input("tensor '{}': external data {} '{}' is not a byte count", name, entry.key(), entry.value());
+      if (!value)
+        invalid_input("tensor '{}': external data {} '{}' is not a byte count", name, entry.key(), entry.value());
       (entry.key() == "offset" ? offset : length.emplace()) = *value;
     }
   }
@@ -105,19 +105,28 @@ ConstData external_data(const TensorProto& proto, size_t byte_size, const std::s
 
 std::optional<DType> dtype_from_onnx(int32_t onnx_type) {
   switch (onnx_type) {
-    case TensorProto::FLOAT: return DType::f32;
-    case TensorProto::FLOAT16: return DType::f16;
-    case TensorProto::INT8: return DType::i8;
-    case TensorProto::UINT8: return DType::u8;
-    case TensorProto::INT32: return DType::i32;
-    case TensorProto::INT64: return DType::i64;
-    case TensorProto::BOOL: return DType::boolean;
-    default: return std::nullopt;
+    case TensorProto::FLOAT:
+      return DType::f32;
+    case TensorProto::FLOAT16:
+      return DType::f16;
+    case TensorProto::INT8:
+      return DType::i8;
+    case TensorProto::UINT8:
+      return DType::u8;
+    case TensorProto::INT32:
+      return DType::i32;
+    case TensorProto::INT64:
+      return DType::i64;
+    case TensorProto::BOOL:
+      return DType::boolean;
+    default:
+      return std::nullopt;
   }
 }
 
 std::string onnx_type_name(int32_t onnx_type) {
-  if (TensorProto::DataType_IsValid(onnx_type)) return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(onnx_type));
+  if (TensorProto::DataType_IsValid(onnx_type))
+    return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(onnx_type));
   return fmt::format("type {}", onnx_type);
 }
 
@@ -154,7 +163,8 @@ const InputBytes& ExternalFiles::file(const std::string& location, const std::st
 
 TensorInfo tensor_from_onnx(const TensorProto& proto, const std::string& name, ExternalFiles& external) {
   auto dtype = dtype_from_onnx(proto.data_type());
-  if (!dtype) unsupported("tensor '{}' has element type {}, which mt does not support", name, onnx_type_name(proto.data_type()));
+  if (!dtype)
+    unsupported("tensor '{}' has element type {}, which mt does not support", name, onnx_type_name(proto.data_type()));
   TensorInfo info{.name = name, .dtype = *dtype};
   for (int64_t dim : proto.dims()) {
     if (dim < 0) invalid_input("tensor '{}' has a negative dimension {}", name, dim);

@@ -2,11 +2,11 @@
 // (raw bytes, typed fields, external files beside the model), all sizes checked before use.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <map>
 #include <optional>
 #include <string>
-
-#include <onnx/onnx_pb.h>
 
 #include "lib/core/file_io.h"
 #include "lib/ir/tensor.h"

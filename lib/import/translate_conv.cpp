@@ -9,9 +9,21 @@ struct Window {
   std::vector<int64_t> kernel, strides, dilations, pads;
 };
 
-std::vector<int64_t> pair_attr(const OnnxNode& node, const char* name, int64_t fallback) {
+// Window sizes, strides and dilations beyond this are no real network's, and bounding them keeps
+// the pad arithmetic below far from overflow whatever a file says.
+constexpr int64_t kMaxWindow = int64_t{1} << 20;
+
+void check_range(const OnnxNode& node, const char* name, const std::vector<int64_t>& values, int64_t low,
+                 int64_t high) {
+  for (int64_t v : values)
+    if (v < low || v > high) node.invalid("{} value {} is outside [{}, {}]", name, v, low, high);
+}
+
+// A 2-value window attribute (strides, dilations, kernel_shape, output_padding), each in [low, kMaxWindow].
+std::vector<int64_t> pair_attr(const OnnxNode& node, const char* name, int64_t fallback, int64_t low = 1) {
   auto values = node.attr_ints(name, {fallback, fallback});
   if (values.size() != 2) node.unsupported("{} has {} values; mt supports 2-D windows only", name, values.size());
+  check_range(node, name, values, low, kMaxWindow);
   return values;
 }
 
@@ -38,9 +50,7 @@ Window window(const OnnxNode& node, const Shape& input, std::vector<int64_t> ker
            .dilations = pair_attr(node, "dilations", 1),
            .pads = node.attr_ints("pads", {0, 0, 0, 0})};
   if (w.pads.size() != 4) node.unsupported("pads has {} values; mt supports 2-D windows only", w.pads.size());
-  for (size_t i = 0; i < 2; ++i)
-    if (w.strides[i] < 1 || w.dilations[i] < 1 || w.kernel[i] < 1)
-      node.invalid("strides, dilations and kernel sizes must be positive");
+  check_range(node, "kernel size", w.kernel, 1, kMaxWindow);
   const std::string mode = node.attr_string("auto_pad", "NOTSET");
   if (mode != "NOTSET") w.pads = auto_pads(node, mode, input, w);
   return w;
@@ -55,9 +65,10 @@ void conv(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   const Window w = window(node, x.shape, kernel);
   std::vector<std::string> inputs{ctx.input(node, 0), ctx.input(node, 1)};
   if (node.has_input(2)) inputs.push_back(ctx.input(node, 2));
-  ctx.emit1(node, "conv2d", inputs,
-            {{"strides", w.strides}, {"pads", w.pads}, {"dilations", w.dilations}, {"group", node.attr_int("group", 1)}},
-            node.output(0));
+  ctx.emit1(
+      node, "conv2d", inputs,
+      {{"strides", w.strides}, {"pads", w.pads}, {"dilations", w.dilations}, {"group", node.attr_int("group", 1)}},
+      node.output(0));
 }
 
 // ConvTranspose pads from output_shape or auto_pad, as the ONNX operator documentation gives
@@ -74,8 +85,10 @@ void conv_transpose(ImportContext& ctx, const OnnxNode& node, const std::string&
            .dilations = pair_attr(node, "dilations", 1),
            .pads = node.attr_ints("pads", {0, 0, 0, 0})};
   if (w.pads.size() != 4) node.unsupported("pads has {} values; mt supports 2-D windows only", w.pads.size());
-  std::vector<int64_t> output_padding = pair_attr(node, "output_padding", 0);
+  check_range(node, "kernel size", kernel, 1, kMaxWindow);
+  std::vector<int64_t> output_padding = pair_attr(node, "output_padding", 0, 0);
   std::vector<int64_t> output_shape = node.attr_ints("output_shape");
+  check_range(node, "output_shape", output_shape, 0, kMaxElements);
   if (output_shape.size() == 4) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
   if (!node.has_attr("output_shape") && (mode == "SAME_UPPER" || mode == "SAME_LOWER"))
     output_shape = {x.shape[2] * w.strides[0], x.shape[3] * w.strides[1]};
@@ -118,7 +131,8 @@ void pool(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {
                    {"pads", w.pads},
                    {"ceil_mode", node.attr_int("ceil_mode", 0)}};
   if (mt_op == "max_pool2d") {
-    if (node.attr_int("storage_order", 0) != 0) node.unsupported("storage_order {} (column-major indices)", node.attr_int("storage_order", 0));
+    if (node.attr_int("storage_order", 0) != 0)
+      node.unsupported("storage_order {} (column-major indices)", node.attr_int("storage_order", 0));
     attrs["dilations"] = w.dilations;
   } else {
     if (w.dilations != std::vector<int64_t>{1, 1}) node.unsupported("dilated average pooling");

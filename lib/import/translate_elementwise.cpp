@@ -31,7 +31,8 @@ void hard_sigmoid(ImportContext& ctx, const OnnxNode& node, const std::string&) 
 
 void gelu(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   const std::string approximate = node.attr_string("approximate", "none");
-  if (approximate != "none" && approximate != "tanh") node.invalid("approximate must be 'none' or 'tanh', got '{}'", approximate);
+  if (approximate != "none" && approximate != "tanh")
+    node.invalid("approximate must be 'none' or 'tanh', got '{}'", approximate);
   ctx.emit1(node, "gelu", {ctx.input(node, 0)}, {{"approximate", approximate}}, node.output(0));
 }
 
@@ -42,7 +43,8 @@ void prelu(ImportContext& ctx, const OnnxNode& node, const std::string&) {
 // The second operand in the first's element type: ONNX lets Pow mix them, mt does not.
 std::string operand_like(ImportContext& ctx, const OnnxNode& node, const std::string& operand, DType dtype) {
   if (ctx.graph().tensor(operand).dtype == dtype) return operand;
-  return ctx.emit1(node, "cast", {operand}, {{"to", std::string(dtype_name(dtype))}}, ctx.fresh_name(operand + "/cast"));
+  return ctx.emit1(node, "cast", {operand}, {{"to", std::string(dtype_name(dtype))}},
+                   ctx.fresh_name(operand + "/cast"));
 }
 
 void binary(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {

@@ -84,12 +84,14 @@ void constant_of_shape(ImportContext& ctx, const OnnxNode& node, const std::stri
     dtype = info.dtype;
     if (is_integer(dtype)) {
       const auto v = read_ints(info);
-      ctx.add_constant(make_constant(node.output(0), dtype, dims, std::vector<int64_t>(static_cast<size_t>(numel(dims)), v[0])));
+      ctx.add_constant(
+          make_constant(node.output(0), dtype, dims, std::vector<int64_t>(static_cast<size_t>(numel(dims)), v[0])));
       return;
     }
     fill = read_doubles(info)[0];
   }
-  ctx.add_constant(make_constant(node.output(0), dtype, dims, std::vector<double>(static_cast<size_t>(numel(dims)), fill)));
+  ctx.add_constant(
+      make_constant(node.output(0), dtype, dims, std::vector<double>(static_cast<size_t>(numel(dims)), fill)));
 }
 
 void range(ImportContext& ctx, const OnnxNode& node, const std::string&) {
@@ -110,13 +112,15 @@ void range(ImportContext& ctx, const OnnxNode& node, const std::string&) {
     check_folded_size(node, out);
     std::vector<int64_t> values(static_cast<size_t>(out[0]));
     for (size_t i = 0; i < values.size(); ++i)
-      if (__builtin_mul_overflow(static_cast<int64_t>(i), d, &values[i]) || __builtin_add_overflow(values[i], s, &values[i]))
+      if (__builtin_mul_overflow(static_cast<int64_t>(i), d, &values[i]) ||
+          __builtin_add_overflow(values[i], s, &values[i]))
         node.invalid("overflows int64");
     ctx.add_constant(make_constant(node.output(0), dtype, out, values));
     return;
   }
   const double s = read_doubles(start)[0], l = read_doubles(limit)[0], d = read_doubles(delta)[0];
-  if (d == 0.0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d)) node.invalid("start, limit and delta must be finite and delta non-zero");
+  if (d == 0.0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d))
+    node.invalid("start, limit and delta must be finite and delta non-zero");
   const double steps = std::ceil((l - s) / d);
   const Shape out{static_cast<int64_t>(std::max(0.0, std::min(steps, static_cast<double>(kMaxElements))))};
   check_folded_size(node, out);
@@ -139,8 +143,10 @@ void compare(ImportContext& ctx, const OnnxNode& node, const std::string& how) {
       result[i] = how == "equal" ? u == v : how == "less" ? u < v : u > v;
     }
   };
-  if (is_integer(a.dtype) && is_integer(b.dtype)) apply(read_ints(a), read_ints(b));
-  else apply(read_doubles(a), read_doubles(b));
+  if (is_integer(a.dtype) && is_integer(b.dtype))
+    apply(read_ints(a), read_ints(b));
+  else
+    apply(read_doubles(a), read_doubles(b));
   ctx.add_constant(make_constant(node.output(0), DType::boolean, out, result));
 }
 
@@ -149,25 +155,30 @@ void where(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   const TensorInfo& cond = ctx.input_info(node, 0);
   const TensorInfo& x = ctx.input_info(node, 1);
   const TensorInfo& y = ctx.input_info(node, 2);
-  if (x.dtype != y.dtype) node.invalid("X and Y must have one type, got {} and {}", dtype_name(x.dtype), dtype_name(y.dtype));
+  if (x.dtype != y.dtype)
+    node.invalid("X and Y must have one type, got {} and {}", dtype_name(x.dtype), dtype_name(y.dtype));
   const Shape out = broadcast_of(node, {&cond, &x, &y});
-  const auto ic = broadcast_index(cond.shape, out), ix = broadcast_index(x.shape, out), iy = broadcast_index(y.shape, out);
+  const auto ic = broadcast_index(cond.shape, out), ix = broadcast_index(x.shape, out),
+             iy = broadcast_index(y.shape, out);
   const auto c = read_ints(cond);
   auto pick = [&](const auto& xs, const auto& ys) {
     std::decay_t<decltype(xs)> result(ic.size());
     for (size_t i = 0; i < result.size(); ++i) result[i] = c[ic[i]] != 0 ? xs[ix[i]] : ys[iy[i]];
     ctx.add_constant(make_constant(node.output(0), x.dtype, out, result));
   };
-  if (is_integer(x.dtype)) pick(read_ints(x), read_ints(y));
-  else pick(read_doubles(x), read_doubles(y));
+  if (is_integer(x.dtype))
+    pick(read_ints(x), read_ints(y));
+  else
+    pick(read_doubles(x), read_doubles(y));
 }
 
 // ReduceProd: axes an attribute before opset 18, an input from 18.
 void reduce_prod(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   require_constant_inputs(ctx, node);
   const TensorInfo& x = ctx.input_info(node, 0);
-  std::vector<int64_t> axes = node.opset() >= 18 ? (node.has_input(1) ? ctx.const_ints(node, 1, "axes") : std::vector<int64_t>{})
-                                                 : node.attr_ints("axes");
+  std::vector<int64_t> axes = node.opset() >= 18
+                                  ? (node.has_input(1) ? ctx.const_ints(node, 1, "axes") : std::vector<int64_t>{})
+                                  : node.attr_ints("axes");
   const bool keepdims = node.attr_int("keepdims", 1) != 0;
   if (axes.empty() && node.opset() >= 18 && node.attr_int("noop_with_empty_axes", 0) != 0) {
     ctx.alias(node.output(0), ctx.input(node, 0));
@@ -194,8 +205,10 @@ void reduce_prod(ImportContext& ctx, const OnnxNode& node, const std::string&) {
     }
     ctx.add_constant(make_constant(node.output(0), x.dtype, out_shape, result));
   };
-  if (is_integer(x.dtype)) product(read_ints(x), int64_t{1});
-  else product(read_doubles(x), 1.0);
+  if (is_integer(x.dtype))
+    product(read_ints(x), int64_t{1});
+  else
+    product(read_doubles(x), 1.0);
 }
 
 }  // namespace

@@ -22,12 +22,14 @@ void gemm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   std::string b = ctx.input(node, 1);
   std::string c = node.has_input(2) && beta != 0.0 ? ctx.input(node, 2) : std::string();
   const DType dtype = ctx.graph().tensor(a).dtype;
-  if (!c.empty() && beta != 1.0) c = ctx.emit1(node, "mul", {c, ctx.scalar(node, beta, dtype)}, {}, ctx.fresh_name(out + "/c_scaled"));
+  if (!c.empty() && beta != 1.0)
+    c = ctx.emit1(node, "mul", {c, ctx.scalar(node, beta, dtype)}, {}, ctx.fresh_name(out + "/c_scaled"));
 
   if (b_info.is_constant()) {
     const int64_t n = trans_b ? b_info.shape[0] : b_info.shape[1];
     std::string weight = trans_b ? b : ctx.emit1(node, "transpose", {b}, swap, ctx.fresh_name(b + "/t"));
-    if (alpha != 1.0) weight = ctx.emit1(node, "mul", {weight, ctx.scalar(node, alpha, dtype)}, {}, ctx.fresh_name(b + "/scaled"));
+    if (alpha != 1.0)
+      weight = ctx.emit1(node, "mul", {weight, ctx.scalar(node, alpha, dtype)}, {}, ctx.fresh_name(b + "/scaled"));
     std::string bias;
     if (!c.empty() && ctx.is_constant(c)) {
       const TensorInfo& c_info = ctx.graph().tensor(c);
@@ -49,7 +51,9 @@ void gemm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   if (trans_b) b = ctx.emit1(node, "transpose", {b}, swap, ctx.fresh_name(out + "/b_t"));
   const bool scale = alpha != 1.0;
   std::string y = ctx.emit1(node, "matmul", {a, b}, {}, scale || !c.empty() ? ctx.fresh_name(out + "/matmul") : out);
-  if (scale) y = ctx.emit1(node, "mul", {y, ctx.scalar(node, alpha, dtype)}, {}, c.empty() ? out : ctx.fresh_name(out + "/scaled"));
+  if (scale)
+    y = ctx.emit1(node, "mul", {y, ctx.scalar(node, alpha, dtype)}, {},
+                  c.empty() ? out : ctx.fresh_name(out + "/scaled"));
   if (!c.empty()) ctx.emit1(node, "add", {y, c}, {}, out);
 }
 

@@ -9,7 +9,7 @@ namespace mt::onnx_import {
 namespace {
 
 const std::set<std::string, std::less<>> kTransforms = {"half_pixel", "pytorch_half_pixel", "align_corners",
-                                                         "asymmetric", "tf_half_pixel_for_nn"};
+                                                        "asymmetric", "tf_half_pixel_for_nn"};
 const std::set<std::string, std::less<>> kNearestModes = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
 
 // ONNX: output = floor(input * scale).
@@ -36,7 +36,8 @@ void legacy_resize(ImportContext& ctx, const OnnxNode& node) {
     enlarges |= scales[i] > 1.0;
     shrinks |= scales[i] < 1.0;
   }
-  if (mode == "nearest" && enlarges && shrinks) node.unsupported("nearest resizing that enlarges some axes and shrinks others");
+  if (mode == "nearest" && enlarges && shrinks)
+    node.unsupported("nearest resizing that enlarges some axes and shrinks others");
   ctx.emit1(node, "resize", {ctx.input(node, 0)},
             {{"sizes", sizes},
              {"scales", scales},
@@ -55,7 +56,8 @@ void resize(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   const std::string mode = node.attr_string("mode", "nearest");
   if (mode != "nearest" && mode != "linear" && mode != "cubic") node.unsupported("mode '{}'", mode);
   const std::string transform = node.attr_string("coordinate_transformation_mode", "half_pixel");
-  if (transform == "tf_crop_and_resize") node.unsupported("coordinate_transformation_mode 'tf_crop_and_resize' (uses roi)");
+  if (transform == "tf_crop_and_resize")
+    node.unsupported("coordinate_transformation_mode 'tf_crop_and_resize' (uses roi)");
   if (!kTransforms.count(transform)) node.unsupported("coordinate_transformation_mode '{}'", transform);
   if (node.attr_int("antialias", 0) != 0) node.unsupported("antialias=1");
   const std::string nearest_mode = node.attr_string("nearest_mode", "round_prefer_floor");
@@ -75,7 +77,8 @@ void resize(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   if (axes.empty())
     for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
   const size_t given = scales.empty() ? sizes.size() : scales.size();
-  if (given != axes.size()) node.invalid("{} has {} values for {} axes", scales.empty() ? "sizes" : "scales", given, axes.size());
+  if (given != axes.size())
+    node.invalid("{} has {} values for {} axes", scales.empty() ? "sizes" : "scales", given, axes.size());
 
   Shape out = input;
   std::vector<double> full_scales(rank, 1.0);
@@ -102,7 +105,8 @@ void resize(ImportContext& ctx, const OnnxNode& node, const std::string&) {
     }
     for (int64_t a : axes) {
       full_scales[static_cast<size_t>(a)] = scale;
-      out[static_cast<size_t>(a)] = static_cast<int64_t>(std::floor(scale * static_cast<double>(input[static_cast<size_t>(a)]) + 0.5));
+      out[static_cast<size_t>(a)] =
+          static_cast<int64_t>(std::floor(scale * static_cast<double>(input[static_cast<size_t>(a)]) + 0.5));
     }
     use_scales = true;
   }

@@ -32,7 +32,8 @@ Shape reshape_target(const OnnxNode& node, const Shape& input, std::vector<int64
   const int64_t count = numel(input);
   if (infer_at >= 0) {
     if (known == 0 || count % known != 0)
-      node.invalid("cannot reshape {} to {}: the -1 dimension is not a whole number", shape_str(input), shape_str(target));
+      node.invalid("cannot reshape {} to {}: the -1 dimension is not a whole number", shape_str(input),
+                   shape_str(target));
     target[static_cast<size_t>(infer_at)] = count / known;
   } else if (known != count) {
     node.invalid("cannot reshape {} ({} elements) to {}", shape_str(input), count, shape_str(target));
@@ -42,8 +43,7 @@ Shape reshape_target(const OnnxNode& node, const Shape& input, std::vector<int64
 
 void reshape(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   const Shape input = ctx.input_info(node, 0).shape;
-  const Shape shape =
-      reshape_target(node, input, ctx.const_ints(node, 1, "shape"), node.attr_int("allowzero", 0) != 0);
+  const Shape shape = reshape_target(node, input, ctx.const_ints(node, 1, "shape"), node.attr_int("allowzero", 0) != 0);
   ctx.emit1(node, "reshape", {ctx.input(node, 0)}, {{"shape", shape}}, node.output(0));
 }
 
@@ -77,7 +77,7 @@ void split(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   const int64_t axis = node_axis(node, node.attr_int("axis", 0), shape.size());
   const int64_t dim = shape[static_cast<size_t>(axis)];
   const auto parts = static_cast<int64_t>(node.num_outputs());
-  std::vector<int64_t> sizes = node.opset() < 13 ? node.attr_ints("split")
+  std::vector<int64_t> sizes = node.opset() < 13   ? node.attr_ints("split")
                                : node.has_input(1) ? ctx.const_ints(node, 1, "split")
                                                    : std::vector<int64_t>{};
   if (sizes.empty()) {
@@ -115,7 +115,8 @@ void squeeze(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   if (auto given = axes_operand(ctx, node)) {
     for (int64_t axis : *given) {
       const int64_t a = node_axis(node, axis, shape.size());
-      if (shape[static_cast<size_t>(a)] != 1) node.invalid("cannot squeeze axis {} of shape {}", axis, shape_str(shape));
+      if (shape[static_cast<size_t>(a)] != 1)
+        node.invalid("cannot squeeze axis {} of shape {}", axis, shape_str(shape));
       axes.push_back(a);
     }
   } else {
@@ -189,7 +190,8 @@ void pad(ImportContext& ctx, const OnnxNode& node, const std::string&) {
       pads = std::move(full);
     }
   }
-  if (pads.size() != 2 * rank) node.invalid("pads has {} values, the input's rank {} needs {}", pads.size(), rank, 2 * rank);
+  if (pads.size() != 2 * rank)
+    node.invalid("pads has {} values, the input's rank {} needs {}", pads.size(), rank, 2 * rank);
   // The model file's JSON holds no infinity; FLT_MAX pads the same for every finite input.
   constexpr double kFloatMax = std::numeric_limits<float>::max();
   if (std::isnan(value)) node.unsupported("a NaN padding value");

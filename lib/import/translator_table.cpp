@@ -52,7 +52,8 @@ void require_only_first_output(ImportContext& ctx, const OnnxNode& node, std::st
       node.unsupported("output {} ('{}', {}) is used, and mt computes only the first output", i, node.output(i), what);
 }
 
-const TensorInfo& input_of_rank(ImportContext& ctx, const OnnxNode& node, size_t i, size_t rank, std::string_view what) {
+const TensorInfo& input_of_rank(ImportContext& ctx, const OnnxNode& node, size_t i, size_t rank,
+                                std::string_view what) {
   const TensorInfo& info = ctx.input_info(node, i);
   if (info.shape.size() != rank)
     node.unsupported("{} '{}' has shape {}; mt supports only rank {} here", what, node.input(i), shape_str(info.shape),

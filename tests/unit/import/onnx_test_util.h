@@ -122,22 +122,29 @@ class OnnxBuilder {
     auto* dims = type->mutable_shape();
     for (const auto& d : shape) {
       auto* dim = dims->add_dim();
-      if (std::holds_alternative<int64_t>(d)) dim->set_dim_value(std::get<int64_t>(d));
-      else dim->set_dim_param(std::get<std::string>(d));
+      if (std::holds_alternative<int64_t>(d))
+        dim->set_dim_value(std::get<int64_t>(d));
+      else
+        dim->set_dim_param(std::get<std::string>(d));
     }
   }
 
   onnx::ModelProto model_;
 };
 
-inline onnx::AttributeProto* new_attr(onnx::NodeProto& node, const std::string& name, onnx::AttributeProto::AttributeType type) {
+inline onnx::AttributeProto* new_attr(onnx::NodeProto& node, const std::string& name,
+                                      onnx::AttributeProto::AttributeType type) {
   auto* a = node.add_attribute();
   a->set_name(name);
   a->set_type(type);
   return a;
 }
-inline void attr_int(onnx::NodeProto& node, const std::string& name, int64_t v) { new_attr(node, name, onnx::AttributeProto::INT)->set_i(v); }
-inline void attr_float(onnx::NodeProto& node, const std::string& name, float v) { new_attr(node, name, onnx::AttributeProto::FLOAT)->set_f(v); }
+inline void attr_int(onnx::NodeProto& node, const std::string& name, int64_t v) {
+  new_attr(node, name, onnx::AttributeProto::INT)->set_i(v);
+}
+inline void attr_float(onnx::NodeProto& node, const std::string& name, float v) {
+  new_attr(node, name, onnx::AttributeProto::FLOAT)->set_f(v);
+}
 inline void attr_string(onnx::NodeProto& node, const std::string& name, const std::string& v) {
   new_attr(node, name, onnx::AttributeProto::STRING)->set_s(v);
 }
@@ -190,7 +197,8 @@ std::vector<T> constant_values(const Graph& graph, const std::string& name) {
 }
 
 // Runs the graph on the reference backend with float32 inputs; returns output `index` as floats.
-inline std::vector<float> run_graph(const Graph& graph, const std::vector<std::vector<float>>& inputs, size_t index = 0) {
+inline std::vector<float> run_graph(const Graph& graph, const std::vector<std::vector<float>>& inputs,
+                                    size_t index = 0) {
   auto backend = make_reference_backend();
   auto plan = backend->plan(graph, {});
   REQUIRE(inputs.size() == graph.inputs.size());

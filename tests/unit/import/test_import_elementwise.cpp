@@ -33,8 +33,10 @@ TEST_CASE("unary ops map to their mt names and compute") {
       {"Tanh", "tanh", {std::tanh(-2.0f), std::tanh(-0.5f), std::tanh(0.5f), std::tanh(2.0f)}},
       {"Erf", "erf", {std::erf(-2.0f), std::erf(-0.5f), std::erf(0.5f), std::erf(2.0f)}},
       {"Reciprocal", "reciprocal", {-0.5f, -2, 2, 0.5f}},
-      {"Softplus", "softplus", {std::log1p(std::exp(-2.0f)), std::log1p(std::exp(-0.5f)), std::log1p(std::exp(0.5f)),
-                                std::log1p(std::exp(2.0f))}},
+      {"Softplus",
+       "softplus",
+       {std::log1p(std::exp(-2.0f)), std::log1p(std::exp(-0.5f)), std::log1p(std::exp(0.5f)),
+        std::log1p(std::exp(2.0f))}},
       {"HardSwish", "hardswish", {-2.0f * 1 / 6, -0.5f * 2.5f / 6, 0.5f * 3.5f / 6, 2.0f * 5 / 6}},
   };
   for (const auto& c : cases) {
@@ -91,8 +93,13 @@ TEST_CASE("Clip: attributes before opset 11, constant inputs from 11, missing bo
 }
 
 TEST_CASE("binary ops, and Pow with an exponent of another type") {
-  for (auto [onnx_op, mt_op] : std::vector<std::pair<std::string, std::string>>{
-           {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}, {"Max", "max"}, {"Min", "min"}}) {
+  for (auto [onnx_op, mt_op] : std::vector<std::pair<std::string, std::string>>{{"Add", "add"},
+                                                                                {"Sub", "sub"},
+                                                                                {"Mul", "mul"},
+                                                                                {"Div", "div"},
+                                                                                {"Pow", "pow"},
+                                                                                {"Max", "max"},
+                                                                                {"Min", "min"}}) {
     OnnxBuilder b;
     b.input("a", {2, 2}).input("b", {2}).output("y");
     b.node(onnx_op, {"a", "b"}, {"y"});
@@ -160,6 +167,29 @@ TEST_CASE("Identity and Dropout vanish; graph outputs keep their ONNX names") {
   CHECK(producer(g, "passthrough").op == "identity");
   CHECK(producer(g, "passthrough").inputs == std::vector<std::string>{"x"});
   CHECK(g.outputs == std::vector<std::string>{"out", "passthrough"});
+}
+
+TEST_CASE("two graph outputs that are one tensor: the first takes its name, the second is an identity") {
+  OnnxBuilder b(13);
+  b.input("x", {2}).output("a").output("b");
+  b.node("Sigmoid", {"x"}, {"s"});
+  b.node("Identity", {"s"}, {"a"});
+  b.node("Identity", {"s"}, {"b"});
+  Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"sigmoid", "identity"});
+  CHECK(producer(g, "a").op == "sigmoid");
+  CHECK(producer(g, "b").inputs == std::vector<std::string>{"a"});
+  check_close(run_graph(g, {{0, 0}}, 1), {0.5f, 0.5f});
+}
+
+TEST_CASE("without the checker (opset newer than it knows), an undefined tensor is still an error") {
+  OnnxBuilder b(18);
+  b.input("x", {2}).output("y");
+  b.node("Add", {"x", "ghost"}, {"y"});
+  Error e = import_error(b);
+  CHECK(e.code() == ExitCode::invalid_input);
+  CHECK(std::string(e.what()).find("tensor 'ghost' is used before it is defined, or never defined") !=
+        std::string::npos);
 }
 
 TEST_CASE("Dropout's mask output is unsupported when used, and so is training mode") {

@@ -145,7 +145,8 @@ TEST_CASE("parse_input_shape") {
   auto [scoped, dims] = parse_input_shape("encoder:input:8");
   CHECK(scoped == "encoder:input");
   CHECK(dims == Shape{8});
-  for (const char* bad : {"input", ":1,2", "input:", "input:1,,2", "input:1,x", "input:0,3", "input:-1", "input:1,2,"}) {
+  for (const char* bad :
+       {"input", ":1,2", "input:", "input:1,,2", "input:1,x", "input:0,3", "input:-1", "input:1,2,"}) {
     INFO(bad);
     try {
       parse_input_shape(bad);
@@ -173,8 +174,9 @@ TEST_CASE("unsupported op types: one error listing every type with its node coun
   // Reported before the dynamic input is: the user learns everything that blocks the model.
   Error e = import_error(b);
   CHECK(e.code() == ExitCode::unsupported);
-  CHECK(std::string(e.what()).ends_with(
-      ": unsupported ONNX ops: Mod (1 node: Mod_3), TopK (2 nodes: top_a, top_b), com.example.FusedThing (1 node: custom)"));
+  CHECK(
+      std::string(e.what()).ends_with(": unsupported ONNX ops: Mod (1 node: Mod_3), TopK (2 nodes: top_a, top_b), "
+                                      "com.example.FusedThing (1 node: custom)"));
 }
 
 TEST_CASE("unsupported uses of supported ops: every such node is listed") {

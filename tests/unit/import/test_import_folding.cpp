@@ -108,6 +108,28 @@ TEST_CASE("constant IR ops fold through the reference kernels, and a fully const
   check_close(run_graph(g, {{3.0f, 3.0f}}), {3.0f, 6.0f});
 }
 
+TEST_CASE("folding never creates huge constants: a large Expand is left to run time, ConstantOfShape refused") {
+  OnnxBuilder b(13);
+  b.input("x", {1}).output("big").output("y");
+  b.init("one", {}, {1.0f});
+  b.init_i64("shape", {2}, {4096, 4097});  // 2^24 + 4096 elements
+  b.node("Expand", {"one", "shape"}, {"big"});
+  b.node("Relu", {"x"}, {"y"});
+  Graph g = b.import();
+  CHECK(producer(g, "big").op == "expand");
+  CHECK(!g.tensor("big").is_constant());
+
+  OnnxBuilder fill(13);
+  fill.input("x", {1}).output("y");
+  fill.init_i64("shape", {2}, {1 << 20, 1 << 20});
+  fill.node("ConstantOfShape", {"shape"}, {"zeros"}, "zeros");
+  fill.node("Add", {"x", "zeros"}, {"y"});
+  Error e = import_error(fill);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find(
+            "node 'zeros' (ConstantOfShape): would create a constant of shape 1048576x1048576") != std::string::npos);
+}
+
 TEST_CASE("nodes whose outputs are unused are removed, and unused constants with them") {
   OnnxBuilder b(13);
   b.input("x", {2}).output("y");

@@ -15,7 +15,9 @@ std::vector<float> gemm_reference(const std::vector<float>& a, const std::vector
     for (int64_t j = 0; j < n; ++j) {
       float sum = 0;
       for (int64_t p = 0; p < k; ++p) sum += a[static_cast<size_t>(i * k + p)] * b[static_cast<size_t>(p * n + j)];
-      const float bias = c.empty() ? 0.0f : c.size() == static_cast<size_t>(n) ? c[static_cast<size_t>(j)] : c[static_cast<size_t>(i * n + j)];
+      const float bias = c.empty()                            ? 0.0f
+                         : c.size() == static_cast<size_t>(n) ? c[static_cast<size_t>(j)]
+                                                              : c[static_cast<size_t>(i * n + j)];
       y[static_cast<size_t>(i * n + j)] = alpha * sum + beta * bias;
     }
   return y;
@@ -28,9 +30,9 @@ std::vector<float> transposed(const std::vector<float>& x, int64_t rows, int64_t
   return t;
 }
 
-const std::vector<float> kA{1, -2, 3, 0.5f, 4, -1};        // [2,3]
+const std::vector<float> kA{1, -2, 3, 0.5f, 4, -1};                    // [2,3]
 const std::vector<float> kB{1, 2, 3, 4, -1, 0, 2, 1, 0.5f, -2, 1, 3};  // [3,4]
-const std::vector<float> kC{0.5f, -1, 2, 1};               // [4]
+const std::vector<float> kC{0.5f, -1, 2, 1};                           // [4]
 
 TEST_CASE("Gemm with a constant B (transB=1), alpha and beta: linear with the scaled weight and bias") {
   OnnxBuilder b(13);
@@ -84,7 +86,8 @@ TEST_CASE("Gemm with a run-time B: matmul, mul by alpha, add beta * C") {
   Graph g = b.import();
   CHECK(ops_of(g) == std::vector<std::string>{"mul", "transpose", "matmul", "mul", "add"});
   std::vector<float> c_full{1, 2, 3, 4, 5, 6, 7, 8};
-  check_close(run_graph(g, {kA, transposed(kB, 3, 4), c_full}), gemm_reference(kA, kB, c_full, 2, 3, 4, 0.5f, 2.0f), 1e-5);
+  check_close(run_graph(g, {kA, transposed(kB, 3, 4), c_full}), gemm_reference(kA, kB, c_full, 2, 3, 4, 0.5f, 2.0f),
+              1e-5);
 }
 
 TEST_CASE("MatMul maps to matmul with numpy semantics") {

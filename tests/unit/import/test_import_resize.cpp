@@ -101,7 +101,8 @@ TEST_CASE("Resize errors: tf_crop_and_resize, antialias, both or neither of scal
   Error e = resize_error(11, [](OnnxBuilder& b) {
     b.init("roi", {8}, {0, 0, 0, 0, 1, 1, 1, 1});
     b.init("scales", {4}, {1, 1, 2, 2});
-    attr_string(b.node("Resize", {"x", "roi", "scales"}, {"y"}, "r"), "coordinate_transformation_mode", "tf_crop_and_resize");
+    attr_string(b.node("Resize", {"x", "roi", "scales"}, {"y"}, "r"), "coordinate_transformation_mode",
+                "tf_crop_and_resize");
   });
   CHECK(e.code() == ExitCode::unsupported);
   CHECK(std::string(e.what()).find("node 'r' (Resize): coordinate_transformation_mode 'tf_crop_and_resize'") !=

@@ -24,7 +24,8 @@ std::string float_bytes(const std::vector<float>& values) {
   return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
 }
 
-void set_external(onnx::TensorProto& w, const std::string& location, const std::string& offset, const std::string& length) {
+void set_external(onnx::TensorProto& w, const std::string& location, const std::string& offset,
+                  const std::string& length) {
   w.set_data_location(onnx::TensorProto::EXTERNAL);
   auto add = [&](const char* key, const std::string& value) {
     if (value.empty()) return;
@@ -43,7 +44,8 @@ TEST_CASE("raw_data and typed fields") {
 
   Error e = import_error(add_model([](auto& w) { w.set_raw_data(float_bytes({1, 2, 3})); }));
   CHECK(e.code() == ExitCode::invalid_input);
-  CHECK(std::string(e.what()).find("tensor 'w': raw_data holds 12 bytes, shape 4 of float32 needs 16") != std::string::npos);
+  CHECK(std::string(e.what()).find("tensor 'w': raw_data holds 12 bytes, shape 4 of float32 needs 16") !=
+        std::string::npos);
 
   OnnxBuilder ints(13);
   ints.input("x", {3}, onnx::TensorProto::INT8).output("y", onnx::TensorProto::INT8);
@@ -111,7 +113,8 @@ TEST_CASE("external data references that are refused") {
   }
   Error e = error_for("weights.bin", "8", "16");
   CHECK(e.code() == ExitCode::invalid_input);
-  CHECK(std::string(e.what()).find("external data range 8+16 is beyond the end of weights.bin (16 bytes)") != std::string::npos);
+  CHECK(std::string(e.what()).find("external data range 8+16 is beyond the end of weights.bin (16 bytes)") !=
+        std::string::npos);
   e = error_for("weights.bin", "20", "");
   CHECK(std::string(e.what()).find("offset 20 is beyond the end") != std::string::npos);
   e = error_for("weights.bin", "0", "12");
