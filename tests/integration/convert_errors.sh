@@ -82,6 +82,8 @@ mt-convert < "$models/relu.onnx" > "$out" || fail "reading the model from standa
 [[ -s "$out" ]] || fail "stdin to stdout: no output"
 rm -f "$out"
 expect 4 "external data ('external.bin') needs the model as a file path" - < "$models/external.onnx"
+mt-convert --list-ops > "$work/ops" || fail "--list-ops failed"
+for op in Conv Gemm Resize Shape; do grep -qx "$op" "$work/ops" || fail "--list-ops does not list $op"; done
 
 # A terminal on stdout is refused before anything is read (script(1) gives the command a pty).
 if command -v script > /dev/null; then
