@@ -120,6 +120,14 @@ TEST_CASE("--input-shape fixes symbolic dimensions") {
   CHECK(g.tensor("y").shape == Shape{2, 3, 5, 7});
 }
 
+TEST_CASE("--input-shape may override a fixed dimension (with a warning)") {
+  ImportOptions options;
+  options.input_shapes["x"] = {2, 3, 4, 4};
+  Graph g = relu_model({1, 3, 4, 4}).import(options);
+  CHECK(g.tensor("x").shape == Shape{2, 3, 4, 4});
+  CHECK(g.tensor("y").shape == Shape{2, 3, 4, 4});
+}
+
 TEST_CASE("--input-shape errors: unknown input names the real inputs, wrong rank names the declared shape") {
   OnnxBuilder b;
   b.input("image", {"batch", 3}).input("other", {2}).output("y");
