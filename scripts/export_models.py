@@ -129,8 +129,8 @@ def export_one(spec: Spec, out: pathlib.Path, stamp: str) -> int:
         built = spec.build(spec.seed)
         info = validate(spec, built)
         onnx.save(built.model, str(partial / "model.onnx"))
-        np.save(partial / "input.npy", built.input)
-        np.save(partial / "expected.npy", built.expected)
+        np.save(partial / "input.npy", np.ascontiguousarray(built.input))
+        np.save(partial / "expected.npy", np.ascontiguousarray(built.expected))
         (partial / "info.json").write_text(json.dumps(info, indent=2) + "\n")
         (partial / STAMP).write_text(stamp + "\n")
         if final.exists():
