@@ -1,0 +1,22 @@
+#include "tests/ops/op_cases.h"
+
+namespace mt::optest {
+
+const CaseTable& case_table() {
+  static const CaseTable table = [] {
+    CaseTable t;
+    add_activation_cases(t);
+    add_binary_cases(t);
+    add_reduce_cases(t);
+    add_norm_cases(t);
+    add_linear_cases(t);
+    add_conv_cases(t);
+    add_pool_cases(t);
+    add_resize_cases(t);
+    add_shape_cases(t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace mt::optest

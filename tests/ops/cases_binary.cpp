@@ -1,0 +1,52 @@
+// Cases of the binary family: same shapes, numpy broadcasting in every direction (scalar,
+// per-channel [C,1,1], row, column, both operands broadcast), constant operands, integer
+// arithmetic, and add's fused clamp.
+#include "tests/ops/op_cases.h"
+
+namespace mt::optest {
+namespace {
+
+struct Pair {
+  std::string name;
+  CaseInput a, b;
+};
+
+std::vector<Pair> broadcast_pairs(double low, double high, double b_low, double b_high) {
+  return {
+      {"same shape 1x7x5x3", in({1, 7, 5, 3}, low, high), in({1, 7, 5, 3}, b_low, b_high)},
+      {"long vectors", in({1031}, low, high), in({1031}, b_low, b_high)},
+      {"scalar B", in({2, 3, 4}, low, high), in({}, b_low, b_high)},
+      {"scalar A", in({}, low, high), in({2, 3, 4}, b_low, b_high)},
+      {"per-channel constant [C,1,1]", in({2, 5, 3, 4}, low, high), weight({5, 1, 1}, b_low, b_high)},
+      {"row [W]", in({1, 3, 4, 6}, low, high), in({6}, b_low, b_high)},
+      {"column [H,1]", in({2, 4, 5}, low, high), in({4, 1}, b_low, b_high)},
+      {"both broadcast [N,1,W] x [1,C,1]", in({3, 1, 5}, low, high), in({1, 4, 1}, b_low, b_high)},
+      {"rank 5", in({2, 1, 3, 1, 2}, low, high), in({1, 2, 1, 4, 2}, b_low, b_high)},
+      {"constant A", weight({1, 6, 1, 1}, low, high), in({2, 6, 3, 3}, b_low, b_high)},
+  };
+}
+
+}  // namespace
+
+void add_binary_cases(CaseTable& t) {
+  for (const char* op : {"add", "sub", "mul", "max", "min"})
+    for (auto& p : broadcast_pairs(-3, 3, -3, 3)) t.add(op, {.name = p.name, .inputs = {p.a, p.b}});
+  for (auto& p : broadcast_pairs(-3, 3, 0.5, 3)) t.add("div", {.name = p.name, .inputs = {p.a, p.b}});
+  for (auto& p : broadcast_pairs(0.1, 3, -2, 2)) t.add("pow", {.name = p.name, .inputs = {p.a, p.b}});
+  t.add("pow", {.name = "square (constant exponent 2)", .inputs = {in({2, 9}, -3, 3), {DType::f32, {}, true, false, 2, 2}}});
+
+  t.add("add", {.name = "fused relu6", .inputs = {in({1, 4, 5, 5}, -6, 6), in({1, 4, 5, 5}, -6, 6)},
+                .attrs = {{"act_min", 0.0}, {"act_max", 6.0}}});
+  t.add("add", {.name = "fused relu, broadcast", .inputs = {in({1, 4, 5, 5}, -3, 3), weight({4, 1, 1})},
+                .attrs = {{"act_min", 0.0}}});
+
+  for (DType dtype : {DType::i64, DType::i32}) {
+    const std::string type(dtype_name(dtype));
+    for (const char* op : {"add", "sub", "mul", "max", "min"})
+      t.add(op, {.name = type + " broadcast", .inputs = {typed(dtype, {2, 3}, -100, 100), typed(dtype, {3}, -100, 100)}});
+    t.add("div", {.name = type + " truncating", .inputs = {typed(dtype, {2, 4}, -100, 100), typed(dtype, {4}, 1, 9)}});
+    t.add("div", {.name = type + " negative divisor", .inputs = {typed(dtype, {5}, -100, 100), typed(dtype, {}, -7, -2)}});
+  }
+}
+
+}  // namespace mt::optest

@@ -1,0 +1,79 @@
+// Cases of the conv family: kernel sizes 1, 3, 5 and non-square, strides, symmetric and
+// asymmetric pads, dilations, groups (grouped, depthwise with multiplier 1 and 2), odd channel
+// counts, no bias, fused clamps, batch 2, weights given as inputs; conv_transpose2d likewise
+// with output_padding.
+#include "tests/ops/op_cases.h"
+
+namespace mt::optest {
+namespace {
+
+struct ConvCase {
+  std::string name;
+  int64_t n, c, h, w, m, kh, kw;
+  Ints strides = {1, 1}, pads = {0, 0, 0, 0}, dilations = {1, 1};
+  int64_t group = 1;
+  bool bias = true;
+  std::optional<std::pair<double, double>> clamp;
+  bool weights_as_input = false;
+  Ints output_padding = {0, 0};  // transpose only
+};
+
+void add(CaseTable& t, const std::string& op, const ConvCase& c) {
+  const bool transpose = op == "conv_transpose2d";
+  // conv2d: W[M, C/group, kH, kW]; conv_transpose2d: W[C, M/group, kH, kW].
+  const Shape w = transpose ? Shape{c.c, c.m / c.group, c.kh, c.kw} : Shape{c.m, c.c / c.group, c.kh, c.kw};
+  OpCase oc{.name = c.name};
+  oc.inputs = {in({c.n, c.c, c.h, c.w}, -2, 2), c.weights_as_input ? in(w, -0.5, 0.5) : weight(w, -0.5, 0.5)};
+  if (c.bias) oc.inputs.push_back(c.weights_as_input ? in({c.m}) : weight({c.m}));
+  oc.attrs = {{"strides", c.strides}, {"pads", c.pads}, {"dilations", c.dilations}, {"group", c.group}};
+  if (transpose) oc.attrs["output_padding"] = c.output_padding;
+  if (c.clamp) {
+    oc.attrs["act_min"] = c.clamp->first;
+    oc.attrs["act_max"] = c.clamp->second;
+  }
+  t.add(op, std::move(oc));
+}
+
+}  // namespace
+
+void add_conv_cases(CaseTable& t) {
+  const std::vector<ConvCase> convs = {
+      {.name = "1x1 pointwise 16->24", .n = 1, .c = 16, .h = 7, .w = 7, .m = 24, .kh = 1, .kw = 1},
+      {.name = "3x3 s1 p1 3->8", .n = 1, .c = 3, .h = 9, .w = 9, .m = 8, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}},
+      {.name = "3x3 s2 p1 odd 5->7", .n = 1, .c = 5, .h = 11, .w = 10, .m = 7, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
+      {.name = "asymmetric pads 0,1,1,2", .n = 1, .c = 4, .h = 8, .w = 8, .m = 6, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {0, 1, 1, 2}},
+      {.name = "5x5 s1 p2", .n = 1, .c = 3, .h = 12, .w = 12, .m = 4, .kh = 5, .kw = 5, .pads = {2, 2, 2, 2}},
+      {.name = "7x7 s2 p3 stem", .n = 1, .c = 3, .h = 20, .w = 20, .m = 8, .kh = 7, .kw = 7, .strides = {2, 2}, .pads = {3, 3, 3, 3}},
+      {.name = "non-square 1x3 and strides 1,2", .n = 1, .c = 4, .h = 6, .w = 9, .m = 5, .kh = 1, .kw = 3, .strides = {1, 2}, .pads = {0, 1, 0, 1}},
+      {.name = "dilation 2", .n = 1, .c = 4, .h = 10, .w = 10, .m = 4, .kh = 3, .kw = 3, .pads = {2, 2, 2, 2}, .dilations = {2, 2}},
+      {.name = "dilations 1,3", .n = 1, .c = 2, .h = 9, .w = 11, .m = 3, .kh = 3, .kw = 3, .dilations = {1, 3}},
+      {.name = "groups 2", .n = 1, .c = 8, .h = 6, .w = 6, .m = 6, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}, .group = 2},
+      {.name = "groups 3 odd", .n = 1, .c = 9, .h = 5, .w = 7, .m = 15, .kh = 3, .kw = 3, .strides = {2, 1}, .pads = {1, 1, 1, 1}, .group = 3},
+      {.name = "depthwise 3x3 s1", .n = 1, .c = 12, .h = 8, .w = 8, .m = 12, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}, .group = 12},
+      {.name = "depthwise 3x3 s2 odd channels", .n = 1, .c = 7, .h = 9, .w = 9, .m = 7, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .group = 7},
+      {.name = "depthwise 5x5 multiplier 2", .n = 1, .c = 5, .h = 10, .w = 10, .m = 10, .kh = 5, .kw = 5, .pads = {2, 2, 2, 2}, .group = 5},
+      {.name = "no bias", .n = 1, .c = 3, .h = 6, .w = 6, .m = 4, .kh = 3, .kw = 3, .bias = false},
+      {.name = "fused relu6", .n = 1, .c = 4, .h = 6, .w = 6, .m = 8, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}, .clamp = std::pair{0.0, 6.0}},
+      {.name = "fused relu", .n = 1, .c = 4, .h = 5, .w = 5, .m = 4, .kh = 1, .kw = 1, .clamp = std::pair{0.0, 3.4028234663852886e+38}},
+      {.name = "batch 2", .n = 2, .c = 3, .h = 7, .w = 5, .m = 5, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}},
+      {.name = "1x1 stride 2", .n = 1, .c = 8, .h = 9, .w = 9, .m = 16, .kh = 1, .kw = 1, .strides = {2, 2}},
+      {.name = "kernel covers the input", .n = 1, .c = 6, .h = 4, .w = 4, .m = 3, .kh = 4, .kw = 4},
+      {.name = "weights as inputs", .n = 1, .c = 3, .h = 5, .w = 5, .m = 2, .kh = 3, .kw = 3, .weights_as_input = true},
+  };
+  for (const auto& c : convs) add(t, "conv2d", c);
+
+  const std::vector<ConvCase> transposed = {
+      {.name = "2x2 s2 upsample", .n = 1, .c = 8, .h = 4, .w = 5, .m = 4, .kh = 2, .kw = 2, .strides = {2, 2}},
+      {.name = "3x3 s2 p1 output_padding 1", .n = 1, .c = 4, .h = 5, .w = 5, .m = 6, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .output_padding = {1, 1}},
+      {.name = "3x3 s1 p1 odd channels", .n = 1, .c = 5, .h = 6, .w = 7, .m = 3, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}},
+      {.name = "4x4 s2 p1 asymmetric pads", .n = 1, .c = 3, .h = 4, .w = 4, .m = 5, .kh = 4, .kw = 4, .strides = {2, 2}, .pads = {1, 2, 0, 1}},
+      {.name = "groups 2", .n = 1, .c = 4, .h = 5, .w = 5, .m = 6, .kh = 3, .kw = 3, .strides = {2, 2}, .group = 2},
+      {.name = "depthwise", .n = 1, .c = 6, .h = 5, .w = 5, .m = 6, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .group = 6},
+      {.name = "dilation 2, no bias", .n = 1, .c = 3, .h = 5, .w = 5, .m = 2, .kh = 3, .kw = 3, .dilations = {2, 2}, .bias = false},
+      {.name = "strides 1,3 output_padding 0,2", .n = 1, .c = 2, .h = 4, .w = 4, .m = 3, .kh = 3, .kw = 3, .strides = {1, 3}, .output_padding = {0, 2}},
+      {.name = "batch 2, fused relu6", .n = 2, .c = 4, .h = 3, .w = 3, .m = 4, .kh = 3, .kw = 3, .strides = {2, 2}, .clamp = std::pair{0.0, 6.0}},
+  };
+  for (const auto& c : transposed) add(t, "conv_transpose2d", c);
+}
+
+}  // namespace mt::optest

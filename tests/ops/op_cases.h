@@ -1,0 +1,71 @@
+// The op test table: for every op of the registry, cases (input shapes, constants, attributes)
+// that tests/ops/test_ops.cpp runs on the reference backend and on every other backend that
+// accepts them, comparing the results. Each cases_<family>.cpp fills in its family.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/ir/graph.h"
+
+namespace mt::optest {
+
+// One input of a case: a graph input (fed random data) or a constant (random data baked into
+// the graph, as weights are), or absent (an optional input left out).
+struct CaseInput {
+  DType dtype = DType::f32;
+  Shape shape;
+  bool constant = false;
+  bool absent = false;
+  double low = -1;  // values are uniform in [low, high): floats continuous, integers whole
+  double high = 1;
+};
+
+inline CaseInput in(Shape shape, double low = -1, double high = 1) { return {DType::f32, std::move(shape), false, false, low, high}; }
+inline CaseInput weight(Shape shape, double low = -1, double high = 1) { return {DType::f32, std::move(shape), true, false, low, high}; }
+inline CaseInput typed(DType dtype, Shape shape, double low, double high, bool constant = false) {
+  return {dtype, std::move(shape), constant, false, low, high};
+}
+inline CaseInput absent() { return {.absent = true}; }
+
+using Ints = std::vector<int64_t>;
+using Floats = std::vector<double>;
+
+struct OpCase {
+  std::string name;  // what the case exercises, e.g. "3x3 s2 pads 1,0,2,1"
+  std::vector<CaseInput> inputs;
+  Attributes attrs;
+  int num_outputs = 1;
+  // Allowed max abs error, relative to max(1, range of the reference output).
+  double tolerance = 1e-4;
+};
+
+class CaseTable {
+ public:
+  void add(const std::string& op, OpCase c) { cases_[op].push_back(std::move(c)); }
+  const std::vector<OpCase>* find(const std::string& op) const {
+    auto it = cases_.find(op);
+    return it == cases_.end() ? nullptr : &it->second;
+  }
+  const std::map<std::string, std::vector<OpCase>>& all() const { return cases_; }
+
+ private:
+  std::map<std::string, std::vector<OpCase>> cases_;
+};
+
+void add_activation_cases(CaseTable& table);
+void add_binary_cases(CaseTable& table);
+void add_reduce_cases(CaseTable& table);
+void add_norm_cases(CaseTable& table);
+void add_linear_cases(CaseTable& table);
+void add_conv_cases(CaseTable& table);
+void add_pool_cases(CaseTable& table);
+void add_resize_cases(CaseTable& table);
+void add_shape_cases(CaseTable& table);
+
+// Every case of every family.
+const CaseTable& case_table();
+
+}  // namespace mt::optest

@@ -1,0 +1,30 @@
+// Runs one op case: builds the one-node graph with seeded random inputs and constants, runs it
+// on a backend, and compares two backends' outputs element by element.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/io/npy.h"
+#include "lib/runtime/backend.h"
+#include "tests/ops/op_cases.h"
+
+namespace mt::optest {
+
+// The graph of a case (validated) and the data of its non-constant inputs, in graph.inputs order.
+struct CaseGraph {
+  Graph graph;
+  std::vector<HostArray> inputs;
+};
+CaseGraph build_case(const std::string& op, const OpCase& c, uint64_t seed);
+
+// Plans and runs the graph on `backend`; the outputs in graph.outputs order.
+std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, int threads);
+
+// The first element where `actual` and `expected` differ beyond the tolerance (floats:
+// max(1, range of expected) * tolerance; other dtypes: exactly), described for the report;
+// nullopt when they agree.
+std::optional<std::string> first_mismatch(const HostArray& actual, const HostArray& expected, double tolerance);
+
+}  // namespace mt::optest
