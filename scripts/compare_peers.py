@@ -267,6 +267,14 @@ def run_json(argv, timeout: int) -> dict:
     return json.loads(done.stdout)
 
 
+def load_average() -> str:
+    """The 1-minute load average: other work on the machine skews every runner, multi-threaded ones most."""
+    try:
+        return open("/proc/loadavg").read().split()[0]
+    except OSError:
+        return "unknown"
+
+
 def machine_facts() -> dict:
     cpu = "unknown"
     try:
@@ -284,7 +292,7 @@ def machine_facts() -> dict:
     except OSError:
         pass
     return {"cpu": cpu, "cores": os.cpu_count(), "os": os_name, "kernel": f"{platform.system()} {platform.release()}",
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "load": load_average()}
 
 
 def git_describe() -> str:
@@ -443,7 +451,9 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
         f"{'s' if a.warmup != 1 else ''} (and a first, untimed inference), batch 1, "
         "224x224 inputs (the models and inputs of `scripts/export_models.py`, random weights with re-estimated "
         "BatchNorm statistics). Times in milliseconds; a ratio is the runner's median over PyTorch lite fp32's "
-        "(below 1 is faster). The runners took turns in a rotated order for each model and thread count.",
+        "(below 1 is faster). The runners took turns in a rotated order for each model and thread count. "
+        f"Load average (1 min) {session.load_before} before the measurements and {facts['load']} after: other work "
+        "on the machine slows every runner, and multi-threaded runs most.",
         "",
         "Runners:",
         "",
@@ -545,6 +555,7 @@ def main() -> int:
             session.notes["onnxruntime"] = reason
             log(f"ONNX Runtime unavailable: {reason}")
     session.prepare(tools, ort_script)
+    session.load_before = load_average()
     session.run_all()
 
     versions = {"mt": git_describe()}
