@@ -523,7 +523,8 @@ def write_chart(session: Session, facts: dict, path: pathlib.Path):
         ax.set_ylim(0, max(top, 1.0) * 1.3)  # room for the legend above the bars
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(range(len(a.models)))
-        ax.set_xticklabels([f"{m}\n({base[m]:.0f} ms)" if base[m] else m for m in a.models], fontsize=8)
+        names = [m.replace("_", "_\n", 1) if len(m) > 18 else m for m in a.models]  # long names on two lines
+        ax.set_xticklabels([f"{n}\n({base[m]:.0f} ms)" if base[m] else n for n, m in zip(names, a.models)], fontsize=8)
         ax.set_ylabel("median / PyTorch lite fp32")
         ax.set_title(f"{threads} thread{'s' if threads != 1 else ''}", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
