@@ -52,7 +52,7 @@ struct Options {
   int threads = 1;
   std::vector<std::string> inputs, outputs, compares;
   std::string size, mean, std, layout = "nchw", output_dir, labels;
-  bool random = false, json = false;
+  bool random = false, json = false, list_devices = false;
   uint64_t seed = 0;
   size_t topk = 0;
   double atol = 1e-4, rtol = 1e-4;
@@ -85,6 +85,10 @@ json summary_json(const std::string& name, const mt::HostArray& array) {
 }
 
 int run(const mt::cli::Tool& tool, const Options& o) {
+  if (o.list_devices) {
+    for (const auto& name : mt::backend_names()) fmt::print("{}\n", name);
+    return 0;
+  }
   const mt::Backend* backend = mt::find_backend(o.device);
   if (backend == nullptr)
     mt::unsupported("device '{}' is not built into this mt (built: {})", o.device, fmt::join(mt::backend_names(), ", "));
@@ -224,6 +228,7 @@ int main(int argc, char** argv) {
                    ->option_text("K")
                    ->check(CLI::Range(1, 1000000));
   app.add_option("--labels", o.labels, "Class names for --topk, one per line")->option_text("FILE")->needs(topk);
+  app.add_flag("--list-devices", o.list_devices, "List the devices (backends) this build includes and exit");
   app.add_flag("--json", o.json, "Print one JSON object instead of the text summary");
   auto* compare = app.add_option("--compare", o.compares, "Check an output against a reference .npy (repeatable)")
                       ->option_text("[NAME=]REF.npy")

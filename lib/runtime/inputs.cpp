@@ -2,6 +2,7 @@
 
 #include <fmt/ranges.h>
 
+#include <filesystem>
 #include <random>
 
 #include "lib/core/error.h"
@@ -42,7 +43,8 @@ InputSpec parse_input_spec(const Graph& graph, const std::string& spec) {
     const std::string name = spec.substr(0, eq);
     for (size_t i = 0; i < graph.inputs.size(); ++i)
       if (graph.inputs[i] == name) return {i, spec.substr(eq + 1)};
-    if (graph.inputs.size() != 1)
+    // A single-input model also takes a bare path, which may contain '=' itself.
+    if (graph.inputs.size() != 1 || !std::filesystem::exists(spec))
       fail(ExitCode::usage, "--input {}: the model has no input '{}' (inputs: {})", spec, name, fmt::join(graph.inputs, ", "));
   }
   if (graph.inputs.size() != 1)

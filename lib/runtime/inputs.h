@@ -37,7 +37,8 @@ std::vector<HostArray> load_inputs(const Graph& graph, const InputOptions& optio
 // Uniform random values for a tensor of `dtype` and `shape` (see InputOptions::random).
 HostArray random_array(DType dtype, const Shape& shape, uint64_t seed);
 
-// Splits "NAME=FILE" when NAME is a graph input; a single-input model also takes "FILE".
+// Splits "NAME=FILE" when NAME is a graph input; a single-input model also takes "FILE" (with an
+// '=' in it only if that file exists).
 struct InputSpec {
   size_t index = 0;  // into graph.inputs
   std::string path;

@@ -52,7 +52,12 @@ TEST_CASE("parse_input_spec: named, single-input shorthand, errors") {
   Graph single = graph;
   single.inputs = {"image"};
   CHECK(parse_input_spec(single, "dir/x.npy").path == "dir/x.npy");
-  CHECK(parse_input_spec(single, "odd=name.npy").path == "odd=name.npy");  // not an input name: a path
+  CHECK(error_of([&] { parse_input_spec(single, "odd=name.npy"); }, ExitCode::usage) ==
+        "--input odd=name.npy: the model has no input 'odd' (inputs: image)");
+  const std::string odd = "/tmp/mt_test_odd=" + std::to_string(::getpid()) + ".npy";
+  std::ofstream(odd) << "x";
+  CHECK(parse_input_spec(single, odd).path == odd);  // an existing file whose name has '=' in it
+  std::remove(odd.c_str());
 }
 
 TEST_CASE("random_array is seeded and in range") {
