@@ -100,6 +100,17 @@ fi
 expect 4 "was prepacked for backend 'vulkan' and cannot run on '$device': use --device vulkan" \
   mt-run --device "$device" "$work/prepacked.mt" --random-input
 
+# Nodes a backend cannot run are all listed, as mt-opnames --check lists them: here the weights of the
+# first two convolutions claim a prepacked layout the reference backend does not read.
+"$python" "$MT_SOURCE_DIR/tests/integration/mtfile.py" edit "$model" "$work/layout.mt" '
+weights = [n["inputs"][1] for n in g["nodes"] if n["op"] == "conv2d"][:2]
+for t in g["tensors"]:
+    if t["name"] in weights:
+        t["layout"] = "nhwc"'
+expect 4 "backend 'reference' cannot run 2 nodes: " mt-run --device reference "$work/layout.mt" --random-input
+[[ $(grep -o "(conv2d: tensor '[^']*' has layout nhwc" "$work/err" | wc -l) -eq 2 ]] ||
+  fail "the unsupported nodes are not listed with op and reason: $(cat "$work/err")"
+
 echo "== --compare"
 expect 3 "output 'output' is float32 1x1000 but the reference $work/small.npy is float32 1x3x100x100" \
   mt-run --device "$device" "$model" --input "$dir/input.npy" --compare "$work/small.npy"
