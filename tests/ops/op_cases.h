@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct CaseInput {
   bool absent = false;
   double low = -1;  // values are uniform in [low, high): floats continuous, integers whole
   double high = 1;
+  std::optional<QuantParams> quant;  // int8 tensors: their scale and zero point
 };
 
 inline CaseInput in(Shape shape, double low = -1, double high = 1) { return {DType::f32, std::move(shape), false, false, low, high}; }
@@ -38,8 +40,12 @@ struct OpCase {
   std::vector<CaseInput> inputs;
   Attributes attrs;
   int num_outputs = 1;
-  // Allowed max abs error, relative to max(1, range of the reference output).
+  // Quantization parameters of the outputs (int8 outputs of quantized ops), by output index.
+  std::vector<std::optional<QuantParams>> output_quant;
+  // Allowed max abs error of float outputs, relative to max(1, range of the reference output).
   double tolerance = 1e-4;
+  // Allowed max abs difference of integer outputs (int8 rounding may differ by one step).
+  double integer_tolerance = 0;
 };
 
 class CaseTable {

@@ -45,7 +45,7 @@ CaseGraph build_case(const std::string& op, const OpCase& c, uint64_t seed) {
     }
     const std::string name = (input.constant ? "const" : "input") + std::to_string(i);
     HostArray data = random_data(input, rng);
-    TensorInfo info{.name = name, .dtype = input.dtype, .shape = input.shape};
+    TensorInfo info{.name = name, .dtype = input.dtype, .shape = input.shape, .quant = input.quant};
     if (input.constant) {
       info.data = data.data;
     } else {
@@ -60,6 +60,8 @@ CaseGraph build_case(const std::string& op, const OpCase& c, uint64_t seed) {
   graph.outputs = node.outputs;
   graph.nodes.push_back(std::move(node));
   graph.infer_shapes();
+  for (size_t i = 0; i < c.output_quant.size() && i < graph.outputs.size(); ++i)
+    graph.tensor(graph.outputs[i]).quant = c.output_quant[i];
   graph.validate();
   return built;
 }
@@ -84,7 +86,8 @@ std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, 
   return outputs;
 }
 
-std::optional<std::string> first_mismatch(const HostArray& actual, const HostArray& expected, double tolerance) {
+std::optional<std::string> first_mismatch(const HostArray& actual, const HostArray& expected, double tolerance,
+                                          double integer_tolerance) {
   if (actual.dtype != expected.dtype || actual.shape != expected.shape)
     return fmt::format("output is {} {}, expected {} {}", dtype_name(actual.dtype), shape_str(actual.shape),
                        dtype_name(expected.dtype), shape_str(expected.shape));
@@ -92,7 +95,7 @@ std::optional<std::string> first_mismatch(const HostArray& actual, const HostArr
   const auto a = to_doubles(actual.dtype, actual.data.data(), count);
   const auto e = to_doubles(expected.dtype, expected.data.data(), count);
   const bool is_float = expected.dtype == DType::f32 || expected.dtype == DType::f16;
-  double atol = 0;
+  double atol = integer_tolerance;
   if (is_float) {
     const TensorSummary range = summarize(e);
     atol = tolerance * std::max(1.0, range.max - range.min);

@@ -23,8 +23,9 @@ CaseGraph build_case(const std::string& op, const OpCase& c, uint64_t seed);
 std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, int threads);
 
 // The first element where `actual` and `expected` differ beyond the tolerance (floats:
-// max(1, range of expected) * tolerance; other dtypes: exactly), described for the report;
-// nullopt when they agree.
-std::optional<std::string> first_mismatch(const HostArray& actual, const HostArray& expected, double tolerance);
+// max(1, range of expected) * tolerance; other dtypes: integer_tolerance), described for the
+// report; nullopt when they agree.
+std::optional<std::string> first_mismatch(const HostArray& actual, const HostArray& expected, double tolerance,
+                                          double integer_tolerance);
 
 }  // namespace mt::optest

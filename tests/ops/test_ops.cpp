@@ -105,7 +105,7 @@ TEST_CASE("every backend matches the reference on every op case") {
           }
           ++compared;
           for (size_t o = 0; o < expected.size(); ++o)
-            if (auto mismatch = first_mismatch(actual[o], expected[o], c.tolerance))
+            if (auto mismatch = first_mismatch(actual[o], expected[o], c.tolerance, c.integer_tolerance))
               FAIL_CHECK(backend->name() << " (" << threads << " threads), " << where << ", output " << o << ": " << *mismatch);
         }
       }
