@@ -100,7 +100,11 @@ int run(const mt::cli::Tool& tool, const Options& o) {
   const std::string model_name = o.model.empty() || o.model == "-" ? "<stdin>" : o.model;
   mt::require_model_backend(graph, o.device, model_name);
   std::vector<mt::OutputSpec> output_specs, compare_specs;
-  for (const auto& spec : o.outputs) output_specs.push_back(mt::parse_output_spec(graph, spec, "--output"));
+  for (const auto& spec : o.outputs) {
+    output_specs.push_back(mt::parse_output_spec(graph, spec, "--output"));
+    if (output_specs.back().path == "-")
+      mt::fail(mt::ExitCode::usage, "--output {}: name a file (standard output carries the summary)", spec);
+  }
   for (const auto& spec : o.compares) compare_specs.push_back(mt::parse_output_spec(graph, spec, "--compare"));
   std::vector<mt::HostArray> references;
   for (const auto& spec : compare_specs) references.push_back(mt::read_npy(spec.path));
