@@ -11,6 +11,22 @@ using KernelMap = std::map<std::string, Kernel, std::less<>>;
 
 KernelMap* g_building = nullptr;
 
+// int8 variants and the float kernels they sit beside, filled while building the table.
+KernelMap& int8_kernels() {
+  static KernelMap kernels;
+  return kernels;
+}
+KernelMap& float_kernels() {
+  static KernelMap kernels;
+  return kernels;
+}
+
+void dispatch_by_dtype(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  const bool int8 = !inputs.empty() && inputs[0].info != nullptr && inputs[0].info->dtype == DType::i8;
+  const KernelMap& kernels = int8 ? int8_kernels() : float_kernels();
+  kernels.find(node.op)->second(node, inputs, outputs);
+}
+
 KernelMap build_table() {
   KernelMap kernels;
   g_building = &kernels;
@@ -24,6 +40,7 @@ KernelMap build_table() {
   register_pool_kernels(table);
   register_resize_kernels(table);
   register_shape_kernels(table);
+  register_quantized_kernels(table);
   g_building = nullptr;
   return kernels;
 }
@@ -33,6 +50,19 @@ KernelMap build_table() {
 void KernelTable::add(std::string_view op, Kernel kernel) {
   if (!g_building->emplace(std::string(op), kernel).second)
     throw Error(ExitCode::failure, "internal: reference kernel registered twice: " + std::string(op));
+}
+
+void KernelTable::add_int8(std::string_view op, Kernel kernel) {
+  auto it = g_building->find(op);
+  if (it == g_building->end() || !int8_kernels().emplace(std::string(op), kernel).second)
+    throw Error(ExitCode::failure, "internal: int8 reference kernel without a float kernel, or twice: " + std::string(op));
+  float_kernels().emplace(std::string(op), it->second);
+  it->second = dispatch_by_dtype;
+}
+
+bool has_int8_kernel(std::string_view op) {
+  find_kernel(op);  // builds the table
+  return int8_kernels().count(op) > 0;
 }
 
 Kernel find_kernel(std::string_view op) {

@@ -29,14 +29,19 @@ struct MutView {
 // Kernels throw Error(unsupported) for a dtype or attribute value they do not implement.
 using Kernel = void (*)(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs);
 
-// The kernel of an op, or nullptr if the reference backend has none.
+// The kernel of an op, or nullptr if the reference backend has none. For an op with an int8
+// variant it dispatches on the dtype of the node's first input.
 Kernel find_kernel(std::string_view op);
+// True when the op has an int8 kernel (kernels/reference/quantized.cpp).
+bool has_int8_kernel(std::string_view op);
 
 // Registration: each kernels/reference/<family>.cpp defines one of these; kernel_table.cpp
 // calls them all.
 class KernelTable {
  public:
   void add(std::string_view op, Kernel kernel);
+  // The int8 variant of an op added before: inputs[0] of dtype int8 runs `kernel`.
+  void add_int8(std::string_view op, Kernel kernel);
 };
 void register_activation_kernels(KernelTable& table);
 void register_binary_kernels(KernelTable& table);
@@ -47,5 +52,6 @@ void register_conv_kernels(KernelTable& table);
 void register_pool_kernels(KernelTable& table);
 void register_resize_kernels(KernelTable& table);
 void register_shape_kernels(KernelTable& table);
+void register_quantized_kernels(KernelTable& table);
 
 }  // namespace mt::reference

@@ -21,6 +21,7 @@ SchemaMap build_registry() {
   register_pool_ops(registry);
   register_resize_ops(registry);
   register_shape_ops(registry);
+  register_quant_ops(registry);
   SchemaMap schemas;
   for (auto& schema : registry.added) {
     auto name = schema.name;

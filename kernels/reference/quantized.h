@@ -1,0 +1,32 @@
+// The int8 arithmetic the reference int8 kernels run, shared with calibration and tests:
+// quantize / dequantize one value and the fp32 requantization of an int32 accumulator.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace mt::reference {
+
+// q = clamp(round_half_even(x / scale) + zero_point, -128, 127). NaN becomes the zero point.
+inline int8_t quantize_value(float x, float scale, int32_t zero_point) {
+  float v = x / scale;
+  if (std::isnan(v)) v = 0.0f;
+  v = std::clamp(v, -128.0f - static_cast<float>(zero_point), 127.0f - static_cast<float>(zero_point));
+  return static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + zero_point);
+}
+
+inline float dequantize_value(int8_t q, float scale, int32_t zero_point) {
+  return scale * static_cast<float>(static_cast<int32_t>(q) - zero_point);
+}
+
+// XNNPACK's "fp32" requantization: the int32 accumulator times a float32 multiplier, clamped to
+// [lo, hi] (int8 values) relative to the zero point, rounded half to even (std::nearbyint in the
+// default rounding mode, as XNNPACK's magic-bias and lrintf variants do), plus the zero point.
+inline int8_t requantize(int32_t acc, float multiplier, int32_t zero_point, int32_t lo, int32_t hi) {
+  float v = static_cast<float>(acc) * multiplier;
+  v = std::clamp(v, static_cast<float>(lo - zero_point), static_cast<float>(hi - zero_point));
+  return static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + zero_point);
+}
+
+}  // namespace mt::reference
