@@ -1,0 +1,32 @@
+#include "lib/quant/quantize_model.h"
+
+#include <spdlog/spdlog.h>
+
+namespace mt::quant {
+
+ModelResult quantize_model(const Graph& fp32, const std::vector<Sample>& samples, const ModelOptions& options) {
+  const auto ranges = calibrate(fp32, samples, options.calibration);
+  QuantizeOptions quantize = options.quantize;
+  ModelResult result{quantize_graph(fp32, ranges, quantize), std::nullopt, {}};
+  if (!options.report && !options.auto_fallback_db) return result;
+  result.report = compare_quantized(fp32, result.quantized, samples);
+  if (!options.auto_fallback_db) return result;
+  // Errors propagate downstream, so the first layer in graph order below the threshold is the
+  // one to move; then measure again, until every int8 layer passes.
+  for (;;) {
+    std::optional<std::string> culprit;
+    for (const Node& node : fp32.nodes) {
+      for (const auto& layer : result.report->layers)
+        if (layer.node == node.name && layer.error.sqnr_db < *options.auto_fallback_db) culprit = node.name;
+      if (culprit) break;
+    }
+    if (!culprit) return result;
+    spdlog::info("auto-fallback: {} stays float32", *culprit);
+    quantize.keep_fp32.insert(*culprit);
+    result.fallback_nodes.push_back(*culprit);
+    result.quantized = quantize_graph(fp32, ranges, quantize);
+    result.report = compare_quantized(fp32, result.quantized, samples);
+  }
+}
+
+}  // namespace mt::quant

@@ -1,0 +1,210 @@
+#include "lib/quant/quantize_pass.h"
+
+#include <unordered_set>
+
+#include "lib/core/error.h"
+#include "lib/ops/registry.h"
+#include "lib/passes/graph_edit.h"
+#include "lib/quant/quant_params.h"
+
+namespace mt::quant {
+
+bool has_int8_compute(std::string_view op) {
+  static const std::set<std::string, std::less<>> ops = {"conv2d", "linear", "add", "max_pool2d", "global_avg_pool"};
+  return ops.count(op) > 0;
+}
+
+bool is_int8_data_movement(std::string_view op) {
+  static const std::set<std::string, std::less<>> ops = {"reshape", "flatten", "squeeze", "unsqueeze", "identity",
+                                                         "transpose"};
+  return ops.count(op) > 0;
+}
+
+namespace {
+
+// Inputs of a compute op that carry activations (the rest are weights and bias).
+size_t activation_inputs(const Node& node) { return node.op == "add" ? 2 : 1; }
+
+class Quantizer {
+ public:
+  Quantizer(const Graph& source, const std::map<std::string, Range, std::less<>>& ranges, const QuantizeOptions& options)
+      : source_(source), ranges_(ranges), options_(options) {
+    result_.graph.metadata = source.metadata;
+    result_.graph.inputs = source.inputs;
+    result_.graph.outputs = source.outputs;
+    result_.graph.tensors = source.tensors;
+  }
+
+  QuantizeResult run() {
+    Graph& graph = result_.graph;
+    // --quantize-io: an int8 input "<name>_q8" replaces the float one, which a dequantize
+    // recreates if a float node reads it.
+    for (auto& name : graph.inputs) {
+      if (options_.quantize_io && ranges_.count(name) && graph.tensor(name).dtype == DType::f32) {
+        const std::string q8 = passes::unique_tensor_name(graph, name + "_q8");
+        graph.add_tensor({.name = q8, .dtype = DType::i8, .shape = graph.tensor(name).shape, .quant = params_of(name)});
+        result_.int8_tensor[name] = q8;
+        name = q8;
+      } else {
+        float_available_.insert(name);
+      }
+    }
+    for (const Node& node : source_.nodes) {
+      if (auto reason = float_reason(node)) {
+        emit_float(node, *reason);
+      } else {
+        emit_int8(node);
+      }
+    }
+    finish_outputs();
+    graph.remove_unused_tensors();
+    graph.infer_shapes();
+    graph.validate();
+    return std::move(result_);
+  }
+
+ private:
+  QuantParams params_of(const std::string& tensor) const {
+    const Range& range = ranges_.find(tensor)->second;
+    return activation_params(range.lo, range.hi);
+  }
+
+  bool is_int8(const std::string& tensor) const { return result_.int8_tensor.count(tensor) > 0; }
+
+  // Why `node` stays float32, or nullopt when it becomes int8.
+  std::optional<std::string> float_reason(const Node& node) const {
+    if (options_.keep_fp32.count(node.name)) return "--keep-fp32";
+    const bool compute = has_int8_compute(node.op);
+    if (!compute && !is_int8_data_movement(node.op)) return "no int8 kernel";
+    for (const auto& output : node.outputs)
+      if (source_.tensor(output).dtype != DType::f32) return "output is not float32";
+    if (!compute) {
+      if (!is_int8(node.inputs[0])) return "input is float32";
+      return std::nullopt;
+    }
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const std::string& input = node.inputs[i];
+      if (input.empty()) continue;
+      if (source_.tensor(input).dtype != DType::f32) return "input is not float32";
+      if (i < activation_inputs(node)) {
+        if (!is_int8(input) && !ranges_.count(input)) return fmt::format("input '{}' was not calibrated", input);
+      } else if (!source_.tensor(input).is_constant()) {
+        return fmt::format("weight '{}' is not constant", input);
+      }
+    }
+    if (activation_inputs(node) == 1 && source_.tensor(node.inputs[0]).is_constant()) return "input is constant";
+    if (node.op == "add")
+      for (const auto& input : node.inputs)
+        if (source_.tensor(input).is_constant()) return "constant operand";
+    if (!ranges_.count(node.outputs[0])) return "output was not calibrated";
+    return std::nullopt;
+  }
+
+  // The int8 version of float tensor `tensor`, inserting a quantize node if there is none yet.
+  std::string int8_of(const std::string& tensor) {
+    if (auto it = result_.int8_tensor.find(tensor); it != result_.int8_tensor.end()) return it->second;
+    Graph& graph = result_.graph;
+    const std::string name = passes::unique_tensor_name(graph, tensor + "_q8");
+    graph.add_tensor({.name = name, .dtype = DType::i8, .shape = graph.tensor(tensor).shape, .quant = params_of(tensor)});
+    graph.nodes.push_back({passes::unique_node_name(graph, "quantize_" + tensor), "quantize", {tensor}, {name}, {}});
+    ++result_.quantize_nodes;
+    result_.int8_tensor[tensor] = name;
+    return name;
+  }
+
+  // Makes float tensor `tensor` available, inserting a dequantize of its int8 version.
+  void need_float(const std::string& tensor) {
+    if (tensor.empty() || float_available_.count(tensor) || !is_int8(tensor)) return;
+    Graph& graph = result_.graph;
+    graph.nodes.push_back(
+        {passes::unique_node_name(graph, "dequantize_" + tensor), "dequantize", {result_.int8_tensor[tensor]}, {tensor}, {}});
+    ++result_.dequantize_nodes;
+    float_available_.insert(tensor);
+  }
+
+  void emit_float(const Node& node, const std::string& reason) {
+    for (const auto& input : node.inputs) need_float(input);
+    result_.graph.nodes.push_back(node);
+    for (const auto& output : node.outputs) float_available_.insert(output);
+    if (!is_int8_data_movement(node.op)) result_.float_nodes.push_back({node.name, node.op, reason});
+  }
+
+  std::string add_constant(const std::string& base, DType dtype, const Shape& shape, const void* data, size_t bytes,
+                           std::optional<QuantParams> quant) {
+    Graph& graph = result_.graph;
+    const std::string name = passes::unique_tensor_name(graph, base);
+    graph.add_tensor({.name = name, .dtype = dtype, .shape = shape, .quant = std::move(quant),
+                      .data = ConstData::copy_of(data, bytes)});
+    return name;
+  }
+
+  void emit_int8(const Node& node) {
+    Graph& graph = result_.graph;
+    Node q = node;
+    const size_t activations = has_int8_compute(node.op) ? activation_inputs(node) : 1;
+    for (size_t i = 0; i < activations; ++i) q.inputs[i] = int8_of(node.inputs[i]);
+    std::optional<QuantParams> output_params;
+    if (node.op == "conv2d" || node.op == "linear") {
+      const TensorInfo& weight = source_.tensor(node.inputs[1]);
+      const auto values = passes::constant_floats(source_, node.inputs[1]).value();
+      QuantizedWeights w = quantize_weights(values, weight.shape[0]);
+      q.inputs[1] = add_constant(node.inputs[1] + "_q8", DType::i8, weight.shape, w.values.data(), w.values.size(),
+                                 w.params);
+      if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+        const TensorInfo& bias = source_.tensor(node.inputs[2]);
+        const float x_scale = graph.tensor(q.inputs[0]).quant->scales[0];
+        const auto b = quantize_bias(passes::constant_floats(source_, node.inputs[2]).value(), x_scale, w.params.scales);
+        QuantParams bias_params{.axis = 0};
+        for (float s : w.params.scales) {
+          bias_params.scales.push_back(x_scale * s);
+          bias_params.zero_points.push_back(0);
+        }
+        q.inputs[2] = add_constant(node.inputs[2] + "_q32", DType::i32, bias.shape, b.data(), b.size() * sizeof(int32_t),
+                                   bias_params);
+      }
+    }
+    // Max pooling and data movement keep their input's parameters (XNNPACK's s8 max pooling
+    // requires it; it also makes them exact).
+    if (node.op == "max_pool2d" || is_int8_data_movement(node.op))
+      output_params = graph.tensor(q.inputs[0]).quant;
+    else
+      output_params = params_of(node.outputs[0]);
+    const std::string& output = node.outputs[0];
+    const std::string name = passes::unique_tensor_name(graph, output + "_q8");
+    graph.add_tensor({.name = name, .dtype = DType::i8, .shape = source_.tensor(output).shape, .quant = output_params});
+    q.outputs[0] = name;
+    result_.int8_tensor[output] = name;
+    graph.nodes.push_back(std::move(q));
+  }
+
+  void finish_outputs() {
+    Graph& graph = result_.graph;
+    for (auto& output : graph.outputs) {
+      if (float_available_.count(output) || !is_int8(output)) continue;
+      if (options_.quantize_io)
+        output = result_.int8_tensor[output];
+      else
+        need_float(output);
+    }
+  }
+
+  const Graph& source_;
+  const std::map<std::string, Range, std::less<>>& ranges_;
+  const QuantizeOptions& options_;
+  QuantizeResult result_;
+  std::unordered_set<std::string> float_available_;
+};
+
+}  // namespace
+
+QuantizeResult quantize_graph(const Graph& graph, const std::map<std::string, Range, std::less<>>& ranges,
+                              const QuantizeOptions& options) {
+  for (const auto& name : options.keep_fp32) {
+    bool found = false;
+    for (const auto& node : graph.nodes) found = found || node.name == name;
+    if (!found) fail(ExitCode::usage, "--keep-fp32: the model has no node '{}'", name);
+  }
+  return Quantizer(graph, ranges, options).run();
+}
+
+}  // namespace mt::quant

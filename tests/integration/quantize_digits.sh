@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# mt-quantize end to end on the shipped digits classifier: convert (batch 20) | fuse | quantize
+# with models/digits-calib.npy, then top-1 accuracy of fp32 and int8 on the 360 held-out test
+# images (reference backend, 18 batches): int8 within 0.5 points of fp32; the weights about 4x
+# smaller; the JSON report's structure; the quant parameters in the file; usage errors.
+set -euo pipefail
+
+: "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
+python=/usr/bin/python3
+models="$MT_SOURCE_DIR/models"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+mt-convert "$models/digits.onnx" --input-shape image:20,1,8,8 | mt-fuse -q | \
+  mt-quantize --calibration "$models/digits-calib.npy" --report "$work/report.json" -o "$work/int8.mt"
+mt-convert "$models/digits.onnx" --input-shape image:20,1,8,8 | mt-fuse -q -o "$work/fp32.mt"
+
+# The test set in 18 batches of 20.
+"$python" - "$models/digits-test.npy" "$work" <<'PY'
+import sys
+import numpy as np
+x = np.load(sys.argv[1])
+assert x.shape == (360, 1, 8, 8), x.shape
+for b in range(18):
+    np.save(f"{sys.argv[2]}/batch{b:02d}.npy", np.ascontiguousarray(x[b * 20:(b + 1) * 20]))
+PY
+for kind in fp32 int8; do
+  for b in $(seq -w 0 17); do
+    mt-run -d reference -q "$work/$kind.mt" -i "$work/batch$b.npy" -o "$work/$kind-logits$b.npy" > /dev/null
+  done
+done
+
+"$python" - "$models/digits-test-labels.npy" "$work" <<'PY'
+import json, struct, sys
+import numpy as np
+labels = np.load(sys.argv[1])
+work = sys.argv[2]
+acc = {}
+for kind in ("fp32", "int8"):
+    logits = np.concatenate([np.load(f"{work}/{kind}-logits{b:02d}.npy") for b in range(18)])
+    acc[kind] = 100.0 * float((logits.argmax(axis=1) == labels).mean())
+print(f"top-1 accuracy: fp32 {acc['fp32']:.2f}%, int8 {acc['int8']:.2f}%")
+assert acc["fp32"] > 97.0, acc
+assert acc["int8"] >= acc["fp32"] - 0.5, acc
+
+def graph(path):
+    data = open(path, "rb").read()
+    offset, size = struct.unpack_from("<QQ", data, 24)
+    return json.loads(data[offset:offset + size])
+
+def weight_bytes(g):
+    return sum(t["size"] for t in g["tensors"] if "size" in t)
+
+fp32, int8 = graph(f"{work}/fp32.mt"), graph(f"{work}/int8.mt")
+ratio = weight_bytes(fp32) / weight_bytes(int8)
+print(f"weight bytes: fp32 {weight_bytes(fp32)}, int8 {weight_bytes(int8)} ({ratio:.2f}x)")
+assert 3.5 < ratio <= 4.0, ratio
+ops = [n["op"] for n in int8["nodes"]]
+assert ops.count("quantize") == 1 and ops.count("dequantize") == 1, ops
+assert ops.count("conv2d") == 2 and ops.count("linear") == 1, ops
+tensors = {t["name"]: t for t in int8["tensors"]}
+convs = [n for n in int8["nodes"] if n["op"] == "conv2d"]
+for node in convs:
+    w = tensors[node["inputs"][1]]
+    assert w["dtype"] == "int8" and w["quant"]["axis"] == 0 and len(w["quant"]["scales"]) == w["shape"][0], w
+    assert tensors[node["inputs"][2]]["dtype"] == "int32"
+    assert tensors[node["outputs"][0]]["quant"]["axis"] == -1
+
+report = json.load(open(f"{work}/report.json"))
+assert report["samples"] == 5 and report["int8_nodes"] == 4, report
+layers = report["layers"]
+assert [l["op"] for l in layers].count("conv2d") == 2
+assert all(layers[i]["sqnr_db"] <= layers[i + 1]["sqnr_db"] for i in range(len(layers) - 1)), layers
+assert all(l["sqnr_db"] > 15 and 0 < l["cosine"] <= 1.0 + 1e-9 for l in layers), layers
+out = report["outputs"][0]
+assert out["tensor"] == "logits" and out["cosine"] > 0.99 and out["top1_agreement"] >= 0.95, out
+PY
+
+# Methods, keep-fp32, quantize-io, auto-fallback.
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --method entropy -o "$work/entropy.mt"
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --method percentile --percentile 99.9 \
+  --max-samples 2 -o "$work/percentile.mt"
+mt-run -d reference -q "$work/entropy.mt" -i "$work/batch00.npy" > /dev/null
+linear=$("$python" -c "
+import json, struct, sys
+d = open(sys.argv[1], 'rb').read(); o, s = struct.unpack_from('<QQ', d, 24)
+print([n['name'] for n in json.loads(d[o:o + s])['nodes'] if n['op'] == 'linear'][0])" "$work/fp32.mt")
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --keep-fp32 "$linear" --report "$work/kept.json" \
+  -o "$work/kept.mt"
+"$python" -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [n['op'] for n in r['float_nodes']] == ['linear'] and r['float_nodes'][0]['reason'] == '--keep-fp32', r" "$work/kept.json"
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --quantize-io -o "$work/io.mt"
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --auto-fallback 200 --report "$work/all.json" \
+  -o "$work/fallback.mt"
+"$python" -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r['int8_nodes'] == 0 and len(r['auto_fallback']) >= 1, r" "$work/all.json"
+
+# Errors and their exit codes.
+expect() {
+  local want=$1
+  shift
+  local status=0
+  "$@" > /dev/null 2> "$work/err" || status=$?
+  [[ $status -eq $want ]] || { cat "$work/err" >&2; fail "exit $status (want $want): $*"; }
+}
+expect 2 mt-quantize "$work/fp32.mt" -o "$work/x.mt"
+expect 2 mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --keep-fp32 no_such_node -o "$work/x.mt"
+expect 2 mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --percentile 99 -o "$work/x.mt"
+expect 3 mt-quantize "$work/fp32.mt" --calibration "$models/digits-test-labels.npy" -o "$work/x.mt"
+echo "quantize_digits: ok"

@@ -1,0 +1,143 @@
+// mt-quantize: int8 post-training quantization of a float32 model, calibrated on sample inputs,
+// with a per-layer report of what it cost against fp32.
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "lib/cli/tool.h"
+#include "lib/core/error.h"
+#include "lib/core/file_io.h"
+#include "lib/quant/quantize_model.h"
+
+namespace {
+
+std::vector<double> parse_numbers(const std::string& text, std::string_view flag) {
+  std::vector<double> values;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = std::string::npos;
+    }
+    if (used != item.size() || !std::isfinite(value))
+      mt::fail(mt::ExitCode::usage, "{} {}: '{}' is not a number", flag, text, item);
+    values.push_back(value);
+  }
+  return values;
+}
+
+std::vector<float> parse_channel_values(const std::string& text, std::string_view flag) {
+  std::vector<float> values;
+  if (text.empty()) return values;
+  for (double v : parse_numbers(text, flag)) values.push_back(static_cast<float>(v));
+  if (values.size() != 1 && values.size() != 3) mt::fail(mt::ExitCode::usage, "{} takes 1 or 3 values, got {}", flag, values.size());
+  return values;
+}
+
+// A progress line on stderr, only when stderr is a terminal.
+void show_progress(size_t done, size_t total) {
+  constexpr size_t kWidth = 30;
+  const size_t filled = total == 0 ? kWidth : done * kWidth / total;
+  fmt::print(stderr, "\rcalibrating [{}{}] {}/{}", std::string(filled, '#'), std::string(kWidth - filled, ' '), done, total);
+  if (done == total) fmt::print(stderr, "\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mt::cli::Tool tool("mt-quantize", "Quantize a float32 model to int8 (per-channel weights, per-tensor activations), "
+                                    "calibrated on sample inputs, and report the error each layer adds.");
+  std::string model_path, output_path, calibration, size, mean, std, layout = "nchw", method = "minmax", report_path;
+  std::vector<std::string> keep_fp32;
+  size_t max_samples = 0;
+  double percentile = 99.99;
+  std::optional<double> auto_fallback;
+  bool quantize_io = false;
+  auto& app = tool.app();
+  app.add_option("model", model_path, "Model file (.mt); default or '-': stdin")->option_text("MODEL");
+  tool.add_output_option(output_path, "quantized model");
+  app.add_option("--calibration", calibration, "Calibration inputs: a .npy file (one sample or a batch), a directory "
+                                               "of .npy files / images, or a list file of paths")
+      ->required()
+      ->option_text("DIR|LIST|FILE.npy");
+  app.add_option("--max-samples", max_samples, "Use at most N calibration samples (default: all)")
+      ->check(CLI::PositiveNumber)
+      ->option_text("N");
+  app.add_option("--size", size, "Images: resize to H,W (default: the input's size)")->option_text("H,W");
+  app.add_option("--mean", mean, "Images: subtract per-channel mean (after scaling to [0, 1])")->option_text("M[,M,M]");
+  app.add_option("--std", std, "Images: divide by per-channel std")->option_text("S[,S,S]");
+  app.add_option("--layout", layout, "Images: the input's layout")->check(CLI::IsMember({"nchw", "nhwc"}));
+  app.add_option("--method", method, "Range calibration: minmax, percentile or entropy (KL divergence)")
+      ->check(CLI::IsMember({"minmax", "percentile", "entropy"}));
+  auto* percentile_option = app.add_option("--percentile", percentile, "Percentile method: keep this central percentage")
+                                ->check(CLI::Range(50.0, 100.0))
+                                ->option_text("P");
+  app.add_option("--keep-fp32", keep_fp32, "Leave these nodes in float32 (comma-separated)")
+      ->delimiter(',')
+      ->option_text("NODE,...");
+  app.add_option("--auto-fallback", auto_fallback, "Keep in float32, one at a time, layers whose SQNR is below DB")
+      ->option_text("DB");
+  auto* report = app.add_option("--report", report_path,
+                                "Per-layer error against fp32 on the calibration set: text on stderr, or JSON to FILE.json")
+                     ->expected(0, 1)
+                     ->option_text("[FILE.json]");
+  app.add_flag("--quantize-io", quantize_io, "Make the model's inputs and outputs int8 too (default: float32)");
+
+  return tool.run(argc, argv, [&] {
+    if (!report_path.empty() && !report_path.ends_with(".json"))
+      mt::fail(mt::ExitCode::usage,
+               "--report FILE must name a .json file, got '{}' (for a text report put --report after the model)",
+               report_path);
+    if (percentile_option->count() > 0 && method != "percentile")
+      mt::fail(mt::ExitCode::usage, "--percentile applies to --method percentile only");
+    mt::InputOptions images;
+    if (!size.empty()) {
+      const auto dims = parse_numbers(size, "--size");
+      if (dims.empty() || dims.size() > 2 || dims[0] < 1 || dims.back() < 1 || dims[0] > 65536 || dims.back() > 65536 ||
+          dims[0] != std::floor(dims[0]) || dims.back() != std::floor(dims.back()))
+        mt::fail(mt::ExitCode::usage, "--size {}: expected H,W (or one size for both) in 1..65536", size);
+      images.height = static_cast<int>(dims[0]);
+      images.width = static_cast<int>(dims.back());
+    }
+    images.mean = parse_channel_values(mean, "--mean");
+    images.std = parse_channel_values(std, "--std");
+    images.nhwc = layout == "nhwc";
+
+    mt::quant::ModelOptions options;
+    options.calibration.method = method == "minmax"       ? mt::quant::Method::minmax
+                                 : method == "percentile" ? mt::quant::Method::percentile
+                                                          : mt::quant::Method::entropy;
+    options.calibration.percentile = percentile;
+    if (mt::stderr_is_terminal()) options.calibration.progress = show_progress;
+    options.quantize.keep_fp32.insert(keep_fp32.begin(), keep_fp32.end());
+    options.quantize.quantize_io = quantize_io;
+    options.auto_fallback_db = auto_fallback;
+    options.report = report->count() > 0;
+
+    mt::Graph graph = tool.load_model(model_path);
+    const auto samples = mt::quant::load_samples(graph, calibration, images, max_samples);
+    spdlog::info("calibrating on {} samples ({})", samples.size(), method);
+    mt::quant::ModelResult result = mt::quant::quantize_model(graph, samples, options);
+    if (result.report && report->count() > 0) {
+      if (report_path.empty()) {
+        fmt::print(stderr, "{}", mt::quant::report_text(*result.report));
+      } else {
+        auto json = mt::quant::report_json(*result.report);
+        json["auto_fallback"] = result.fallback_nodes;
+        mt::OutputFile file(report_path, false);
+        file.write(json.dump(2) + "\n");
+        file.commit();
+      }
+    }
+    spdlog::info("{} float32 nodes kept, {} quantize and {} dequantize nodes inserted",
+                 result.quantized.float_nodes.size(), result.quantized.quantize_nodes,
+                 result.quantized.dequantize_nodes);
+    tool.save_model(result.quantized.graph, output_path);
+    return 0;
+  });
+}
