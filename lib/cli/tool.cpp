@@ -22,6 +22,7 @@ Tool::Tool(std::string name, std::string description) : name_(std::move(name)), 
 }
 
 int Tool::run(int argc, char** argv, const std::function<int()>& body) {
+  reserve_standard_streams();
   install_output_signal_handlers();
   args_.assign(argv + 1, argv + argc);
   auto sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>(stderr_is_terminal() ? spdlog::color_mode::automatic

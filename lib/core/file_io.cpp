@@ -59,6 +59,23 @@ bool stderr_is_terminal() { return isatty(STDERR_FILENO) != 0; }
 void install_output_signal_handlers() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_pending_and_die);
   std::signal(SIGPIPE, SIG_IGN);
+  // Past a file size limit (ulimit -f) write() then fails with EFBIG, reported as an error that
+  // removes the temporary file, instead of the signal killing the process and leaving it behind.
+  std::signal(SIGXFSZ, SIG_IGN);
+}
+
+void reserve_standard_streams() {
+  // /dev/null opened in the direction the stream is never used: reads of a closed stdin and
+  // writes to a closed stdout/stderr fail with EBADF as before, but no file the tool opens can
+  // take descriptor 0, 1 or 2 and receive what was meant for the terminal.
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int reserved = open("/dev/null", (fd == STDIN_FILENO ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+    if (reserved >= 0 && reserved != fd) {
+      dup2(reserved, fd);
+      close(reserved);
+    }
+  }
 }
 
 InputBytes read_input(const std::string& path) {
@@ -68,6 +85,9 @@ InputBytes read_input(const std::string& path) {
   int fd = STDIN_FILENO;
   if (from_stdin) {
     if (stdin_is_terminal()) fail(ExitCode::usage, "no input file given and standard input is a terminal");
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags == -1 || (flags & O_ACCMODE) == O_WRONLY)
+      fail(ExitCode::usage, "no input file given and standard input is closed");
   } else {
     fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {

@@ -53,8 +53,13 @@ class OutputFile {
 
 // Installs handlers that remove pending OutputFile temporaries on SIGINT/SIGTERM/SIGHUP and
 // then die by the same signal, and makes writes to a closed pipe fail with EPIPE (reported as
-// a quiet exit by run_tool) instead of killing the process. Called once by run_tool().
+// a quiet exit by run_tool) and writes past a file size limit fail with EFBIG, instead of
+// killing the process. Called once by run_tool().
 void install_output_signal_handlers();
+
+// Occupies closed standard descriptors (a tool run with `<&-` or `>&-`) so that files the tool
+// opens never become its stdin or stdout; reading or writing the closed stream still fails.
+void reserve_standard_streams();
 
 // Thrown when stdout is a closed pipe; tools exit quietly.
 struct BrokenPipe {};

@@ -401,6 +401,7 @@ class Reader {
   }
 
   void read_nodes(const json& list, Graph& graph) const {
+    if (list.size() > kMaxNodes) bad("{} nodes, more than the {} a model may have", list.size(), kMaxNodes);
     for (const auto& n : list) {
       if (!n.is_object()) bad("nodes: expected objects");
       Node node;

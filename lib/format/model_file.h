@@ -14,6 +14,10 @@ namespace mt {
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr size_t kHeaderSize = 128;
 inline constexpr size_t kDataAlignment = 64;
+// The most nodes a model may have. Far above real networks (tens of thousands of nodes at most),
+// low enough that a hostile file is refused before it costs gigabytes (importing an ONNX graph
+// holds a few KiB per node). Checked by the .mt reader and the ONNX importer before per-node work.
+inline constexpr size_t kMaxNodes = size_t{1} << 19;
 
 // Reads and fully validates a model from a path ("-" or "": stdin). Constants point into the
 // file's memory map. Throws Error(invalid_input) as "PATH: what is wrong".

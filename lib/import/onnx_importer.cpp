@@ -233,8 +233,9 @@ nlohmann::json source_metadata(const LoadedOnnx& loaded) {
 
 }  // namespace
 
-Graph import_onnx(const std::string& path, const ImportOptions& options) {
-  LoadedOnnx loaded = load_onnx(path);
+namespace {
+
+Graph import_loaded(LoadedOnnx loaded, const ImportOptions& options) {
   const onnx::GraphProto& onnx_graph = loaded.model->graph();
   Graph graph;
   ExternalFiles external(loaded.directory);
@@ -260,6 +261,14 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
       onnx_graph.node_size(), graph.nodes.size(),
       std::count_if(graph.tensors.begin(), graph.tensors.end(), [](const auto& t) { return t.second.is_constant(); }));
   return graph;
+}
+
+}  // namespace
+
+Graph import_onnx(const std::string& path, const ImportOptions& options) { return import_loaded(load_onnx(path), options); }
+
+Graph import_onnx_bytes(const InputBytes& bytes, const ImportOptions& options) {
+  return import_loaded(load_onnx_bytes(bytes, ""), options);
 }
 
 std::pair<std::string, Shape> parse_input_shape(std::string_view spec) {

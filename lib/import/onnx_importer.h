@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/core/file_io.h"
 #include "lib/ir/graph.h"
 
 namespace mt {
@@ -25,6 +26,10 @@ struct ImportOptions {
 //   usage          inputs with dynamic dimensions and no input_shapes for them (the message lists
 //                  each with its symbolic shape), or input_shapes naming inputs the model lacks.
 Graph import_onnx(const std::string& path, const ImportOptions& options);
+
+// The same from bytes in memory (`bytes.source` names them in errors); external data is refused.
+// The entry point of the importer's fuzz target.
+Graph import_onnx_bytes(const InputBytes& bytes, const ImportOptions& options);
 
 // Parses one --input-shape value, "NAME:D0,D1,..." (the name may itself contain ':'; the last
 // one separates it). Throws Error(usage) explaining the expected form.

@@ -9,6 +9,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/file_io.h"
+#include "lib/format/model_file.h"
 
 namespace mt::onnx_import {
 namespace {
@@ -53,14 +54,18 @@ void refuse_external_data(const onnx::GraphProto& graph, const std::string& sour
 
 LoadedOnnx load_onnx(const std::string& path) {
   const InputBytes bytes = read_input(path);
+  std::string directory;
+  if (!path.empty() && path != "-") {
+    const auto parent = std::filesystem::path(path).parent_path();
+    directory = parent.empty() ? "." : parent.string();
+  }
+  return load_onnx_bytes(bytes, directory);
+}
+
+LoadedOnnx load_onnx_bytes(const InputBytes& bytes, const std::string& directory) {
   LoadedOnnx loaded;
   loaded.source = bytes.source;
-  if (path.empty() || path == "-") {
-    loaded.directory.clear();
-  } else {
-    const auto parent = std::filesystem::path(path).parent_path();
-    loaded.directory = parent.empty() ? "." : parent.string();
-  }
+  loaded.directory = directory;
   if (bytes.size == 0) invalid_input("{}: empty file, expected an ONNX model", loaded.source);
   if (bytes.size > static_cast<size_t>(INT_MAX))
     invalid_input("{}: {} bytes is beyond protobuf's 2 GiB limit (large ONNX models keep weights as external data)",
@@ -70,6 +75,8 @@ LoadedOnnx load_onnx(const std::string& path) {
     invalid_input("{}: not an ONNX model, or truncated (protobuf parsing failed)", loaded.source);
   if (loaded.model->ir_version() <= 0 || !loaded.model->has_graph())
     invalid_input("{}: not an ONNX model (no IR version or no graph)", loaded.source);
+  if (static_cast<size_t>(loaded.model->graph().node_size()) > kMaxNodes)
+    unsupported("{}: {} nodes, more than the {} mt imports", loaded.source, loaded.model->graph().node_size(), kMaxNodes);
   loaded.opset = default_domain_opset(*loaded.model, loaded.source);
   if (loaded.opset < kMinOpset)
     unsupported("{}: opset {} is older than {}, the oldest mt imports; upgrade it with onnx.version_converter",

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "lib/core/file_io.h"
+
 namespace mt::onnx_import {
 
 // The oldest default-domain opset mt imports.
@@ -23,6 +25,10 @@ struct LoadedOnnx {
 // the path: invalid_input for a missing, empty, truncated or non-ONNX file or one the checker
 // rejects; unsupported for an opset older than kMinOpset.
 LoadedOnnx load_onnx(const std::string& path);
+
+// The same for bytes already in memory; `directory` is where external data is looked up, empty
+// to refuse external data (as for standard input).
+LoadedOnnx load_onnx_bytes(const InputBytes& bytes, const std::string& directory);
 
 // Runs the ONNX checker; throws Error(invalid_input) with its message on one line. Models newer
 // than the installed ONNX library knows (opset or IR version) are only logged, not rejected:
