@@ -1,5 +1,6 @@
 // fuse_activation: relu and clamp after conv2d, conv_transpose2d, linear or add become the
-// producer's act_min/act_max, the bounds the cpu kernels apply as they write each result.
+// producer's act_min/act_max, the bounds the cpu kernels apply as they write each result; after
+// another relu or clamp they merge with it into one clamp.
 #include <algorithm>
 #include <limits>
 
@@ -12,16 +13,26 @@ namespace {
 
 constexpr double kFloatMax = std::numeric_limits<float>::max();
 
-bool can_carry_activation(const Graph& graph, const Node& node) {
-  if (node.op != "conv2d" && node.op != "conv_transpose2d" && node.op != "linear" && node.op != "add") return false;
-  return node.outputs.size() == 1 && graph.tensor(node.outputs[0]).dtype == DType::f32;
-}
-
 // The [min, max] an activation node clamps to, if it is a clamp-like one.
 std::optional<std::pair<double, double>> clamp_bounds(const Node& node) {
   if (node.op == "relu") return std::pair{0.0, kFloatMax};
   if (node.op == "clamp") return std::pair{attr_float(node, "min"), attr_float(node, "max")};
   return std::nullopt;
+}
+
+bool has_act_attributes(const Node& node) {
+  return node.op == "conv2d" || node.op == "conv_transpose2d" || node.op == "linear" || node.op == "add";
+}
+
+bool can_carry_activation(const Graph& graph, const Node& node) {
+  if (!has_act_attributes(node) && !clamp_bounds(node)) return false;
+  return node.outputs.size() == 1 && graph.tensor(node.outputs[0]).dtype == DType::f32;
+}
+
+// The bounds a producer already applies: act_min/act_max, or its own clamp.
+std::pair<double, double> current_bounds(const Node& node) {
+  if (auto bounds = clamp_bounds(node)) return *bounds;
+  return {attr_float(node, "act_min"), attr_float(node, "act_max")};
 }
 
 }  // namespace
@@ -44,17 +55,25 @@ void fuse_activation(Graph& graph, PassReport& report) {
     Node& producer = graph.nodes[*producer_index];
     // clamp(clamp(x, a, b), c, d) = clamp(x, max(a, c), min(b, d)) when the ranges overlap; when
     // they do not the result is a constant, which is not worth a special case.
-    const double lo = std::max(attr_float(producer, "act_min"), bounds->first);
-    const double hi = std::min(attr_float(producer, "act_max"), bounds->second);
+    const auto [old_lo, old_hi] = current_bounds(producer);
+    const double lo = std::max(old_lo, bounds->first);
+    const double hi = std::min(old_hi, bounds->second);
     if (lo > hi) {
       ++i;
       continue;
     }
-    producer.attrs["act_min"] = lo;
-    producer.attrs["act_max"] = hi;
+    const std::string producer_op = producer.op;
+    if (has_act_attributes(producer)) {
+      producer.attrs["act_min"] = lo;
+      producer.attrs["act_max"] = hi;
+    } else {
+      producer.op = "clamp";
+      producer.attrs = {{"min", lo}, {"max", hi}};
+    }
     // The producer now writes the activation's output; its old output tensor disappears.
     producer.outputs[0] = activation.outputs[0];
-    report.record("fused " + activation.op + " into " + producer.op, {producer.name, activation.name}, {producer.name});
+    report.record((has_act_attributes(producer) ? "fused " : "merged ") + activation.op + " into " + producer_op,
+                  {producer.name, activation.name}, {producer.name});
     graph.nodes.erase(graph.nodes.begin() + static_cast<std::ptrdiff_t>(i));
   }
   graph.remove_unused_tensors();

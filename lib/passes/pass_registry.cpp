@@ -18,13 +18,14 @@ constexpr PassInfo kPasses[] = {
     {"merge_shape_chains", "merge reshape/flatten/squeeze/unsqueeze chains into one reshape, transpose chains into one",
      merge_shape_chains},
     {"recognise_layer_norm", "replace mean/sub/pow/mean/add/sqrt/div[/mul/add] by layer_norm", recognise_layer_norm},
-    {"recognise_gelu", "replace 0.5 * x * (1 + erf(x / sqrt 2)) by gelu", recognise_gelu},
+    {"recognise_gelu", "replace 0.5 * x * (1 + erf(x / sqrt 2)) and its tanh approximation by gelu", recognise_gelu},
     {"recognise_silu", "replace x * sigmoid(x) by silu", recognise_silu},
     {"recognise_hardsigmoid", "replace clamp(x + 3, 0, 6) / 6 by hardsigmoid", recognise_hardsigmoid},
     {"recognise_hardswish", "replace x * hardsigmoid(x) and x * clamp(x + 3, 0, 6) / 6 by hardswish", recognise_hardswish},
     {"recognise_linear", "replace matmul by a constant 2-D B (+ a constant bias add) by linear", recognise_linear},
     {"fold_batch_norm", "fold batch_norm into the preceding conv2d, conv_transpose2d, linear or matmul", fold_batch_norm},
-    {"fuse_activation", "fuse relu/clamp into the preceding conv2d, conv_transpose2d, linear or add", fuse_activation},
+    {"fuse_activation", "fuse relu/clamp into the preceding conv2d, conv_transpose2d, linear, add, relu or clamp",
+     fuse_activation},
     {"remove_dead_nodes", "drop nodes whose outputs nothing reads, and unused tensors", remove_dead_nodes},
 };
 

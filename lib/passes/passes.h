@@ -13,7 +13,8 @@ namespace mt::passes {
 void fold_batch_norm(Graph& graph, PassReport& report);
 
 // relu or clamp after conv2d, conv_transpose2d, linear or add, moved into the producer's
-// act_min/act_max (intersected with bounds it already has). Only over a single-use tensor.
+// act_min/act_max (intersected with bounds it already has); relu or clamp after relu or clamp,
+// merged into one clamp. Only over a single-use tensor.
 void fuse_activation(Graph& graph, PassReport& report);
 
 // Nodes whose inputs are all constant, evaluated with the reference kernels and replaced by
@@ -37,7 +38,7 @@ void remove_dead_nodes(Graph& graph, PassReport& report);
 // Subgraphs exporters write in primitive ops, replaced by the single op. Each checks that every
 // intermediate tensor feeds only the subgraph and that the constants have the defining values.
 void recognise_layer_norm(Graph& graph, PassReport& report);   // mean/sub/pow/mean/add/sqrt/div[/mul][/add]
-void recognise_gelu(Graph& graph, PassReport& report);         // 0.5 * x * (1 + erf(x / sqrt 2))
+void recognise_gelu(Graph& graph, PassReport& report);         // 0.5 * x * (1 + erf(x / sqrt 2)), tanh form
 void recognise_silu(Graph& graph, PassReport& report);         // x * sigmoid(x)
 void recognise_hardsigmoid(Graph& graph, PassReport& report);  // clamp(x + 3, 0, 6) / 6
 void recognise_hardswish(Graph& graph, PassReport& report);    // x * hardsigmoid(x), x * clamp(x + 3, 0, 6) / 6

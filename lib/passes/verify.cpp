@@ -113,7 +113,9 @@ std::string Divergence::describe() const {
 }
 
 std::string VerifyResult::message() const {
-  if (!output) return fmt::format("all {} outputs match (max abs error {:.3g})", outputs_compared, worst_output_error);
+  if (!output)
+    return fmt::format("{} output{} match{} (max abs error {:.3g})", outputs_compared == 1 ? "the" : fmt::format("all {}", outputs_compared),
+                       outputs_compared == 1 ? "" : "s", outputs_compared == 1 ? "es" : "", worst_output_error);
   std::string text = "output " + output->describe();
   if (first_tensor && first_tensor->tensor != output->tensor)
     text += "; first diverging tensor present in both models: " + first_tensor->describe();

@@ -64,6 +64,24 @@ TEST_CASE("fuse_activation intersects with bounds the producer already has") {
   test::check_same_results(before, after);
 }
 
+TEST_CASE("fuse_activation merges relu and clamp chains into one clamp") {
+  GraphBuilder b;
+  auto p = b.node("mul", "p", {b.input("x", {8}), b.input("z", {8})});
+  auto r = b.node("relu", "r", {p});
+  auto y = b.node("clamp", "act", {r}, {{"min", -1.0}, {"max", 4.0}});
+  const Graph before = b.build({y});
+  auto [after, report] = test::apply("fuse_activation", before);
+  CHECK(test::op_counts(after) == std::map<std::string, size_t>{{"clamp", 1}, {"mul", 1}});
+  const Node& merged = test::node_named(after, "r");
+  CHECK(merged.op == "clamp");
+  CHECK(bound(merged, "min") == 0.0);
+  CHECK(bound(merged, "max") == 4.0);
+  CHECK(merged.outputs[0] == "act");
+  REQUIRE(report.changes.size() == 1);
+  CHECK(report.changes[0].action == "merged clamp into relu");
+  test::check_same_results(before, after);
+}
+
 TEST_CASE("fuse_activation leaves disjoint bounds, shared and returned producers, other activations") {
   auto unchanged = [](const Graph& graph) {
     auto [after, report] = test::apply("fuse_activation", graph);

@@ -94,6 +94,37 @@ TEST_CASE("recognise_gelu leaves an erf read elsewhere and a wrong constant") {
   CHECK_FALSE(report2.changed());
 }
 
+TEST_CASE("recognise_gelu: the tanh approximation, cube as x * (x * x) or pow(x, 3)") {
+  for (bool use_pow : {false, true}) {
+    CAPTURE(use_pow);
+    GraphBuilder b;
+    auto x = b.input("x", {2, 16});
+    auto cube = use_pow ? b.node("pow", "cube", {x, b.scalar("three", 3.0f)})
+                        : b.node("mul", "cube", {x, b.node("mul", "sq", {x, x})});
+    auto inner = b.node("add", "inner", {x, b.node("mul", "term", {b.scalar("k", 0.044715f), cube})});
+    auto u = b.node("mul", "u", {b.scalar("c", 0.7978845608f), inner});
+    auto t = b.node("add", "t", {b.scalar("one", 1.0f), b.node("tanh", "th", {u})});
+    auto y = b.node("mul", "y", {b.scalar("half", 0.5f), b.node("mul", "m", {x, t})});
+    const Graph before = b.build({y});
+    auto [after, report] = test::apply("recognise_gelu", before);
+    REQUIRE(test::op_counts(after) == std::map<std::string, size_t>{{"gelu", 1}});
+    CHECK(std::get<std::string>(after.nodes[0].attrs.at("approximate")) == "tanh");
+    test::check_same_results(before, after);
+  }
+}
+
+TEST_CASE("recognise_gelu leaves a tanh form with the wrong cubic coefficient") {
+  GraphBuilder b;
+  auto x = b.input("x", {4});
+  auto cube = b.node("pow", "cube", {x, b.scalar("three", 3.0f)});
+  auto inner = b.node("add", "inner", {x, b.node("mul", "term", {b.scalar("k", 0.05f), cube})});
+  auto u = b.node("mul", "u", {b.scalar("c", 0.7978845608f), inner});
+  auto t = b.node("add", "t", {b.scalar("one", 1.0f), b.node("tanh", "th", {u})});
+  auto y = b.node("mul", "y", {b.scalar("half", 0.5f), b.node("mul", "m", {x, t})});
+  auto [after, report] = test::apply("recognise_gelu", b.build({y}));
+  CHECK_FALSE(report.changed());
+}
+
 TEST_CASE("recognise_hardsigmoid: clamp(x + 3, 0, 6) / 6 and * (1/6)") {
   for (bool divide : {true, false}) {
     GraphBuilder b;
