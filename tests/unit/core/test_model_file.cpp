@@ -307,3 +307,13 @@ TEST_CASE("checksum is stable and sensitive") {
   CHECK(checksum(changed, sizeof(changed)) != checksum(text, sizeof(text)));
   CHECK(checksum(text, 0) != checksum(text, 1));
 }
+
+TEST_CASE("a node list beyond kMaxNodes is refused before any node is read") {
+  const auto bytes = encode_model(make_graph());
+  json doc = graph_json(bytes);
+  // Entries that are not even objects: the count is checked before the first one is looked at.
+  doc["nodes"] = json::array();
+  for (size_t i = 0; i <= kMaxNodes; ++i) doc["nodes"].push_back(nullptr);
+  expect_error(with_json(bytes, doc), ExitCode::invalid_input,
+               fmt::format("{} nodes, more than the {} a model may have", kMaxNodes + 1, kMaxNodes));
+}

@@ -1,0 +1,143 @@
+// One model loaded once (decoded from .mt bytes, weights used in place) and run from several
+// threads at once, each with its own ExecutionPlan from the same Graph: every thread's results
+// must equal, bit for bit, those of a single-threaded run on the same backend.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "lib/format/model_file.h"
+#include "lib/ops/registry.h"
+#include "lib/runtime/backend_registry.h"
+
+namespace mt {
+namespace {
+
+std::vector<std::byte> random_bytes(size_t floats, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> distribution(-1.0f, 1.0f);
+  std::vector<float> values(floats);
+  for (float& v : values) v = distribution(generator);
+  std::vector<std::byte> bytes(floats * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// x[1,3,16,16] -> conv 3x3 (8 channels) -> relu -> conv 3x3 stride 2 (16 channels) -> max pool
+// -> reshape [1,256] -> linear (10 outputs): enough different kernels to share state if any did.
+Graph make_model() {
+  Graph graph;
+  uint32_t seed = 1;
+  auto constant = [&](const std::string& name, Shape shape) {
+    TensorInfo info{.name = name, .dtype = DType::f32, .shape = shape};
+    const auto bytes = random_bytes(static_cast<size_t>(numel(shape)), seed++);
+    info.data = ConstData::copy_of(bytes.data(), bytes.size());
+    graph.add_tensor(std::move(info));
+    return name;
+  };
+  auto node = [&](const std::string& name, const std::string& op, std::vector<std::string> inputs, Attributes attrs) {
+    Node n{.name = name, .op = op, .inputs = std::move(inputs), .outputs = {name}, .attrs = std::move(attrs)};
+    std::vector<const TensorInfo*> infos;
+    for (const auto& in : n.inputs) infos.push_back(&graph.tensor(in));
+    const auto types = infer_node(n, infos);
+    graph.add_tensor(TensorInfo{.name = name, .dtype = types[0].dtype, .shape = types[0].shape});
+    graph.nodes.push_back(std::move(n));
+    return name;
+  };
+  graph.add_tensor(TensorInfo{.name = "x", .dtype = DType::f32, .shape = {1, 3, 16, 16}});
+  graph.inputs = {"x"};
+  auto h = node("conv1", "conv2d", {"x", constant("w1", {8, 3, 3, 3}), constant("b1", {8})}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  h = node("relu1", "relu", {h}, {});
+  h = node("conv2", "conv2d", {h, constant("w2", {16, 8, 3, 3}), constant("b2", {16})},
+           {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"strides", std::vector<int64_t>{2, 2}}});
+  h = node("pool", "max_pool2d", {h}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  h = node("flat", "reshape", {h}, {{"shape", std::vector<int64_t>{1, 256}}});
+  h = node("fc", "linear", {h, constant("w3", {10, 256}), constant("b3", {10})}, {});
+  graph.outputs = {h};
+  graph.validate();
+  // Loaded once, the way the tools load it: weights point into one shared block of file bytes.
+  const auto bytes = encode_model(graph);
+  auto block = std::make_shared<std::vector<std::byte>>(bytes);
+  InputBytes input{.owner = block, .data = block->data(), .size = block->size(), .source = "<concurrency model>"};
+  return decode_model(input);
+}
+
+std::vector<std::byte> run_once(ExecutionPlan& plan, const std::vector<std::byte>& input, size_t output_bytes) {
+  std::vector<std::byte> output(output_bytes);
+  plan.bind_input(0, input.data());
+  plan.bind_output(0, output.data());
+  plan.run();
+  return output;
+}
+
+void check_backend(const char* name) {
+  const Backend* backend = find_backend(name);
+  REQUIRE(backend != nullptr);
+  const Graph graph = make_model();
+  const size_t output_bytes = 10 * sizeof(float);
+  constexpr int kThreads = 4, kRunsPerThread = 8;
+
+  // Single-threaded results, one per input seed.
+  std::vector<std::vector<std::byte>> inputs, expected;
+  {
+    auto plan = backend->plan(graph, PlanOptions{});
+    for (int i = 0; i < kThreads * kRunsPerThread; ++i) {
+      inputs.push_back(random_bytes(3 * 16 * 16, 100 + static_cast<uint32_t>(i)));
+      expected.push_back(run_once(*plan, inputs.back(), output_bytes));
+    }
+  }
+  // Sanity: the model is not constant in its input, so equal results mean something.
+  REQUIRE(expected[0] != expected[1]);
+
+  // Every thread plans its own copy and runs a different slice of the inputs, interleaved with
+  // the others; plans are made concurrently too.
+  std::vector<std::vector<std::vector<std::byte>>> got(kThreads);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        auto plan = backend->plan(graph, PlanOptions{});
+        for (int r = 0; r < kRunsPerThread; ++r) got[t].push_back(run_once(*plan, inputs[r * kThreads + t], output_bytes));
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    INFO("backend ", name, " thread ", t);
+    CHECK(errors[t].empty());
+    REQUIRE(got[t].size() == kRunsPerThread);
+    for (int r = 0; r < kRunsPerThread; ++r) CHECK(got[t][r] == expected[r * kThreads + t]);
+  }
+}
+
+TEST_CASE("concurrency: one graph, one plan per thread, reference backend") { check_backend("reference"); }
+
+TEST_CASE("concurrency: one graph, one plan per thread, cpu backend") {
+  if (find_backend("cpu") == nullptr) return;  // built without XNNPACK
+  check_backend("cpu");
+}
+
+TEST_CASE("concurrency: cpu plans with their own thread pools, run concurrently") {
+  const Backend* backend = find_backend("cpu");
+  if (backend == nullptr) return;
+  const Graph graph = make_model();
+  const auto input = random_bytes(3 * 16 * 16, 7);
+  const auto expected = run_once(*backend->plan(graph, PlanOptions{.threads = 2}), input, 10 * sizeof(float));
+  std::vector<std::vector<std::byte>> got(3);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([&, t] {
+      auto plan = backend->plan(graph, PlanOptions{.threads = 2});
+      for (int r = 0; r < 4; ++r) got[t] = run_once(*plan, input, 10 * sizeof(float));
+    });
+  for (auto& thread : threads) thread.join();
+  for (const auto& result : got) CHECK(result == expected);
+}
+
+}  // namespace
+}  // namespace mt
