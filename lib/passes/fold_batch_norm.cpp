@@ -100,10 +100,9 @@ std::optional<int64_t> producer_channels(const Graph& graph, const Node& produce
   return std::nullopt;
 }
 
-bool try_fold(Graph& graph, size_t bn_index, PassReport& report) {
+bool try_fold(Graph& graph, const GraphIndex& index, size_t bn_index, PassReport& report) {
   const Node& bn = graph.nodes[bn_index];
   if (bn.op != "batch_norm" || bn.inputs.empty() || bn.outputs.size() != 1) return false;
-  const GraphIndex index(graph);
   const auto producer_index = index.producer_index(bn.inputs[0]);
   if (!producer_index || !index.single_use(bn.inputs[0])) return false;
   const Node& producer = graph.nodes[*producer_index];
@@ -135,8 +134,10 @@ bool try_fold(Graph& graph, size_t bn_index, PassReport& report) {
 }  // namespace
 
 void fold_batch_norm(Graph& graph, PassReport& report) {
-  for (size_t i = 0; i < graph.nodes.size(); ++i)
-    if (try_fold(graph, i, report)) --i;  // the batch_norm's slot went away
+  rewrite_each(graph, [&](Graph& g, const GraphIndex& index, size_t i) -> std::optional<size_t> {
+    if (!try_fold(g, index, i, report)) return std::nullopt;
+    return i;  // the producer before it went away: the next node now sits at the batch_norm's index
+  });
   graph.remove_unused_tensors();
 }
 

@@ -38,30 +38,21 @@ std::pair<double, double> current_bounds(const Node& node) {
 }  // namespace
 
 void fuse_activation(Graph& graph, PassReport& report) {
-  for (size_t i = 0; i < graph.nodes.size();) {
-    const Node& activation = graph.nodes[i];
+  rewrite_each(graph, [&](Graph& g, const GraphIndex& index, size_t i) -> std::optional<size_t> {
+    const Node& activation = g.nodes[i];
     const auto bounds = clamp_bounds(activation);
-    if (!bounds || activation.inputs.size() != 1 || activation.inputs[0].empty()) {
-      ++i;
-      continue;
-    }
-    const GraphIndex index(graph);
+    if (!bounds || activation.inputs.size() != 1 || activation.inputs[0].empty()) return std::nullopt;
     const auto producer_index = index.producer_index(activation.inputs[0]);
     if (!producer_index || !index.single_use(activation.inputs[0]) ||
-        !can_carry_activation(graph, graph.nodes[*producer_index])) {
-      ++i;
-      continue;
-    }
-    Node& producer = graph.nodes[*producer_index];
+        !can_carry_activation(g, g.nodes[*producer_index]))
+      return std::nullopt;
+    Node& producer = g.nodes[*producer_index];
     // clamp(clamp(x, a, b), c, d) = clamp(x, max(a, c), min(b, d)) when the ranges overlap; when
     // they do not the result is a constant, which is not worth a special case.
     const auto [old_lo, old_hi] = current_bounds(producer);
     const double lo = std::max(old_lo, bounds->first);
     const double hi = std::min(old_hi, bounds->second);
-    if (lo > hi) {
-      ++i;
-      continue;
-    }
+    if (lo > hi) return std::nullopt;
     const std::string producer_op = producer.op;
     if (has_act_attributes(producer)) {
       producer.attrs["act_min"] = lo;
@@ -74,8 +65,9 @@ void fuse_activation(Graph& graph, PassReport& report) {
     producer.outputs[0] = activation.outputs[0];
     report.record((has_act_attributes(producer) ? "fused " : "merged ") + activation.op + " into " + producer_op,
                   {producer.name, activation.name}, {producer.name});
-    graph.nodes.erase(graph.nodes.begin() + static_cast<std::ptrdiff_t>(i));
-  }
+    g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(i));
+    return i;  // the node after the activation now sits at its index
+  });
   graph.remove_unused_tensors();
 }
 

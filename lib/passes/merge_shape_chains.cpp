@@ -24,16 +24,17 @@ std::vector<int64_t> explicit_perm(const Node& node, size_t rank) {
 }
 
 // Rewrites node `index` (the second of a pair) to read the first node's input directly; removes
-// the first node when nothing else reads its output. Returns false if the pair does not merge.
-bool merge_with_producer(Graph& graph, size_t index, PassReport& report) {
-  const GraphIndex uses(graph);
+// the first node when nothing else reads its output. Returns the index of the first node not yet
+// scanned, or nullopt if the pair does not merge.
+std::optional<size_t> merge_with_producer(Graph& graph, const GraphIndex& uses, size_t index, PassReport& report) {
   Node& second = graph.nodes[index];
-  if (second.inputs.empty() || second.inputs[0].empty()) return false;
+  const bool candidate = is_reshape_like(second) || (second.op == "transpose" && second.outputs.size() == 1);
+  if (!candidate || second.inputs.empty() || second.inputs[0].empty()) return std::nullopt;
   const auto first_index = uses.producer_index(second.inputs[0]);
-  if (!first_index) return false;
+  if (!first_index) return std::nullopt;
   const Node first = graph.nodes[*first_index];
   const std::string source = first.inputs.empty() ? std::string() : first.inputs[0];
-  if (source.empty()) return false;
+  if (source.empty()) return std::nullopt;
   const std::string out = second.outputs[0];
   const std::string second_name = second.name;
   const bool first_dies = uses.uses(first.outputs[0]) == 1 && !uses.is_graph_output(first.outputs[0]);
@@ -53,34 +54,31 @@ bool merge_with_producer(Graph& graph, size_t index, PassReport& report) {
     cancels = true;
     for (size_t j = 0; j < rank; ++j) cancels = cancels && combined[j] == static_cast<int64_t>(j);
   } else {
-    return false;
+    return std::nullopt;
   }
 
   std::vector<std::string> after = {second_name};
-  if (cancels && bypass_node(graph, index, source, out)) after.clear();
+  size_t next = index + 1;
+  if (cancels && bypass_node(graph, index, source, out)) {
+    after.clear();
+    next = index;
+  }
   if (first_dies) {
     // The first node is before the second, so its index is unchanged by the bypass above.
     erase_nodes(graph, {*first_index});
+    --next;
     report.record(cancels && after.empty() ? "cancelled " + first.op + " chain" : "merged " + first.op + " chain",
                   {first.name, second_name}, after);
   } else {
     report.record("made " + second_name + " read " + first.name + "'s input", {second_name}, after);
   }
-  return true;
+  return next;
 }
 
 }  // namespace
 
 void merge_shape_chains(Graph& graph, PassReport& report) {
-  for (size_t i = 0; i < graph.nodes.size();) {
-    const Node& node = graph.nodes[i];
-    const bool candidate = is_reshape_like(node) || (node.op == "transpose" && node.outputs.size() == 1);
-    if (candidate && merge_with_producer(graph, i, report)) {
-      i = 0;  // indices moved; chains are short, so starting over costs little
-      continue;
-    }
-    ++i;
-  }
+  rewrite_each(graph, [&](Graph& g, const GraphIndex& index, size_t i) { return merge_with_producer(g, index, i, report); });
   graph.remove_unused_tensors();
 }
 
