@@ -107,6 +107,25 @@ TEST_CASE("remove_identities drops a full slice, keeps a reversing slice") {
   test::check_same_results(before, after);
 }
 
+TEST_CASE("remove_identities drops a zero pad and a same-size resize, keeps real ones") {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 2, 4, 4});
+  auto pad = b.node("pad", "pad", {x}, {{"pads", std::vector<int64_t>(8, 0)}, {"mode", std::string("reflect")}});
+  auto same = b.node("resize", "same", {pad},
+                     {{"sizes", std::vector<int64_t>{1, 2, 4, 4}}, {"mode", std::string("linear")},
+                      {"coordinate_transformation_mode", std::string("align_corners")}});
+  // tf_half_pixel_for_nn samples at i + 0.5, which round_prefer_ceil rounds up: a shift, not a no-op.
+  auto shifted = b.node("resize", "shifted", {same},
+                        {{"sizes", std::vector<int64_t>{1, 2, 4, 4}}, {"nearest_mode", std::string("round_prefer_ceil")},
+                         {"coordinate_transformation_mode", std::string("tf_half_pixel_for_nn")}});
+  auto grown = b.node("pad", "grown", {shifted}, {{"pads", std::vector<int64_t>{0, 0, 1, 0, 0, 0, 0, 1}}});
+  const Graph before = b.build({grown});
+  auto [after, report] = test::apply("remove_identities", before);
+  CHECK(test::op_counts(after) == std::map<std::string, size_t>{{"pad", 1}, {"resize", 1}});
+  CHECK(test::node_named(after, "shifted").inputs[0] == "x");
+  test::check_same_results(before, after);
+}
+
 TEST_CASE("remove_identities renames the producer when the identity's output is a graph output") {
   GraphBuilder b;
   auto x = b.input("x", {3});
