@@ -21,7 +21,9 @@ class CpuBackend final : public Backend {
         if (name.empty() || !graph.has_tensor(name)) continue;
         const TensorInfo& info = graph.tensor(name);
         if (!info.layout.empty()) return fmt::format("tensor '{}' has layout '{}', which cpu does not read", name, info.layout);
-        if (info.quant) return fmt::format("quantized tensor '{}' not supported", name);
+        // Only quantize/dequantize handle int8 tensors so far; they check their parameters.
+        if (info.quant && node.op != "quantize" && node.op != "dequantize")
+          return fmt::format("quantized tensor '{}' not supported", name);
       }
     }
     return kernel->check ? kernel->check(graph, node) : std::nullopt;

@@ -80,6 +80,9 @@ constexpr std::array kKernels{
     OP("slice", slice),
     OP("gather", gather),
     OP("expand", expand),
+    // quantization family
+    OP("quantize", quantize),
+    OP("dequantize", dequantize),
 };
 
 #undef OP

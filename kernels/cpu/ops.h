@@ -66,6 +66,9 @@ MT_CPU_OP(split)
 MT_CPU_OP(slice)
 MT_CPU_OP(gather)
 MT_CPU_OP(expand)
+// quant.cpp
+MT_CPU_OP(quantize)
+MT_CPU_OP(dequantize)
 
 #undef MT_CPU_OP
 

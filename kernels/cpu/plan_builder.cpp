@@ -144,8 +144,9 @@ void PlanBuilder::plan_outputs() {
     Buffer& buffer = buffers[value.buffer];
     // The output's own buffer can be handed to the caller when it holds exactly this tensor,
     // row-major; otherwise the output gets a buffer of its own and one last copy.
-    if (buffer.kind == BufferKind::arena && !buffer.claimed_by_output && value.offset == 0 &&
-        buffer.bytes == value.bytes() && same_memory_order(value.shape, value.layout, row_major)) {
+    // Not when XNNPACK reads it: a caller's buffer has no room for its over-reads.
+    if (buffer.kind == BufferKind::arena && !buffer.claimed_by_output && !buffer.read_by_xnnpack &&
+        value.offset == 0 && buffer.bytes == value.bytes() && same_memory_order(value.shape, value.layout, row_major)) {
       buffer.claimed_by_output = true;
       value.layout = row_major;
       output_values.push_back(value);
@@ -183,7 +184,9 @@ NodeContext::NodeContext(PlanBuilder& builder, size_t node_index)
     : builder_(builder), node_index_(node_index), node_(builder.graph.nodes[node_index]) {}
 
 Value NodeContext::xnn_input(size_t i, const Layout& layout) {
-  return builder_.padded(node_.inputs.at(i), input(i, layout), node_index_);
+  const Value value = builder_.padded(node_.inputs.at(i), input(i, layout), node_index_);
+  builder_.buffers[value.buffer].read_by_xnnpack = true;
+  return value;
 }
 
 Value NodeContext::output(size_t i, const Layout& layout) {

@@ -30,6 +30,7 @@ struct Buffer {
   void* data = nullptr;  // constants: from the start; arena: after memory planning; inputs: bound
   size_t first_step = SIZE_MAX, last_step = 0;  // liveness, in step indices
   bool claimed_by_output = false;
+  bool read_by_xnnpack = false;  // XNNPACK may read XNN_EXTRA_BYTES past its end
 };
 
 // A tensor as stored by the plan.

@@ -156,3 +156,17 @@ TEST_CASE("cpu: cast between dtypes") {
 }
 
 }  // namespace mt::test
+
+namespace mt::test {
+
+TEST_CASE("cpu: quantize and dequantize with per-tensor parameters") {
+  GraphBuilder b;
+  const auto x = b.input("x", random({2, 3, 5}, 3, -8.0f, 8.0f));
+  const auto q = b.op("quantize", {x});
+  b.graph.tensor(q).quant = QuantParams{{0.05f}, {3}, -1};
+  b.output(q);
+  b.output(b.op("dequantize", {q}));
+  check_against_reference(b, 0.0, 0.0);
+}
+
+}  // namespace mt::test
