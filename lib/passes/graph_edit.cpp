@@ -77,16 +77,6 @@ std::string unique_tensor_name(const Graph& graph, std::string_view base) {
   }
 }
 
-std::string unique_node_name(const Graph& graph, std::string_view base) {
-  std::unordered_set<std::string_view> names;
-  for (const auto& node : graph.nodes) names.insert(node.name);
-  if (!names.count(base)) return std::string(base);
-  for (size_t i = 1;; ++i) {
-    std::string name = fmt::format("{}_{}", base, i);
-    if (!names.count(name)) return name;
-  }
-}
-
 std::string add_f32_constant(Graph& graph, std::string_view base, const Shape& shape, std::span<const float> values) {
   if (static_cast<int64_t>(values.size()) != numel(shape))
     fail(ExitCode::failure, "internal: constant '{}' has {} values for shape {}", base, values.size(), shape_str(shape));

@@ -108,6 +108,12 @@ TEST_CASE("fuse_activation leaves disjoint bounds, shared and returned producers
     auto p = b.node("conv2d", "p", {b.input("x", {1, 2, 3, 3}), b.random("w", {2, 2, 1, 1})});
     unchanged(b.build({b.node("leaky_relu", "act", {p})}));
   }
+  {  // a Clip with non-constant bounds can only be max/min with tensors in the IR: not a clamp
+    GraphBuilder b;
+    auto p = b.node("conv2d", "p", {b.input("x", {1, 2, 3, 3}), b.random("w", {2, 2, 1, 1})});
+    auto low = b.input("low", {1});
+    unchanged(b.build({b.node("max", "act", {p, low})}));
+  }
   {  // mul is not a producer with fused bounds
     GraphBuilder b;
     auto p = b.node("mul", "p", {b.input("x", {4}), b.input("z", {4})});
