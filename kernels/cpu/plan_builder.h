@@ -94,6 +94,7 @@ class PlanBuilder {
 
  private:
   void plan_outputs();
+  void release_packed_constants(const Node& node);
   std::map<std::string, std::vector<Value>, std::less<>> values_;  // versions of each tensor by layout
   std::map<std::string, Value, std::less<>> padded_;                // XNNPACK-readable copies
 };
