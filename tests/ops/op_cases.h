@@ -70,6 +70,7 @@ void add_conv_cases(CaseTable& table);
 void add_pool_cases(CaseTable& table);
 void add_resize_cases(CaseTable& table);
 void add_shape_cases(CaseTable& table);
+void add_quant_cases(CaseTable& table);
 
 // Every case of every family.
 const CaseTable& case_table();
