@@ -45,3 +45,16 @@ std::vector<int> attr_int_list(const Node& node, std::string_view name) {
 }
 
 }  // namespace mt::cpu
+
+namespace mt::cpu {
+
+bool cpu_has_avx2_fma() {
+#if defined(__x86_64__)
+  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return supported;
+#else
+  return false;
+#endif
+}
+
+}  // namespace mt::cpu
