@@ -49,6 +49,12 @@ void transpose_block(const T* source, T* destination, int64_t rows, int64_t colu
   // destination[r + c * destination_stride] = source[r * source_stride + c]: r is the
   // destination's contiguous dim, c the source's.
   constexpr int64_t kBlock = 64 / sizeof(T) < 16 ? 16 : 32;
+  if (rows < 8) {
+    // A few destination-contiguous elements (NHWC with few channels): stream along the source.
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < columns; ++c) destination[r + c * destination_stride] = source[r * source_stride + c];
+    return;
+  }
   for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
     const int64_t r1 = std::min(rows, r0 + kBlock);
     for (int64_t c = 0; c < columns; ++c) {
@@ -59,7 +65,9 @@ void transpose_block(const T* source, T* destination, int64_t rows, int64_t colu
   }
 }
 
-constexpr int64_t kTile = 32;  // source-contiguous elements per transpose work unit
+// Source-contiguous elements per transpose work unit: at least 32, and enough that a unit moves
+// about 2048 elements when the destination's contiguous dim is short.
+int64_t tile_for(int64_t rows) { return std::max<int64_t>(32, 2048 / std::max<int64_t>(1, rows)); }
 
 }  // namespace
 
@@ -91,7 +99,8 @@ Permute::Permute(const Shape& source_shape, const std::vector<int>& perm, size_t
     auto contiguous = std::find_if(dims.begin(), dims.end(), [](const Dim& dim) { return dim.source_stride == 1; });
     transposed_ = *contiguous;
     dims.erase(contiguous);
-    tiles_ = (transposed_.size + kTile - 1) / kTile;
+    tile_ = std::min(transposed_.size, tile_for(inner_.size));
+    tiles_ = (transposed_.size + tile_ - 1) / tile_;
   }
   if (dims.size() > kMaxLoopDims) unsupported("transpose of {} interleaved dimensions is not supported", dims.size());
   outer_ = std::move(dims);
@@ -108,8 +117,8 @@ void Permute::copy_rows(const std::byte* source, std::byte* destination, size_t 
 void Permute::transpose_tiles(const std::byte* source, std::byte* destination, size_t begin, size_t end) const {
   for (size_t unit = begin; unit < end; ++unit) {
     const size_t outer = unit / static_cast<size_t>(tiles_);
-    const int64_t c0 = static_cast<int64_t>(unit % static_cast<size_t>(tiles_)) * kTile;
-    const int64_t columns = std::min(kTile, transposed_.size - c0);
+    const int64_t c0 = static_cast<int64_t>(unit % static_cast<size_t>(tiles_)) * tile_;
+    const int64_t columns = std::min(tile_, transposed_.size - c0);
     Odometer odometer(outer_, outer);
     const int64_t in = odometer.source() + c0;
     const int64_t out = odometer.destination() + c0 * transposed_.destination_stride;
@@ -138,7 +147,7 @@ void Permute::run(const void* source, void* destination, pthreadpool_t pool) con
     return;
   }
   const size_t units = outer_count * static_cast<size_t>(tiles_);
-  const size_t min_units = std::max<size_t>(1, 4096 / std::max<size_t>(1, inner_.size * kTile));
+  const size_t min_units = std::max<size_t>(1, 4096 / static_cast<size_t>(std::max<int64_t>(1, inner_.size * tile_)));
   parallel_chunks(pool, units, min_units, [&](size_t begin, size_t end) { transpose_tiles(in, out, begin, end); });
 }
 

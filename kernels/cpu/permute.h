@@ -35,7 +35,8 @@ class Permute {
   Dim inner_{1, 1, 1};      // destination's innermost dim
   Dim transposed_{1, 1, 1}; // the source's innermost dim when it is not the destination's (a 2-D tile)
   bool transpose_ = false;
-  int64_t tiles_ = 1;       // tiles of `inner_` per outer index in transpose mode
+  int64_t tile_ = 1;        // elements of `transposed_` per work unit
+  int64_t tiles_ = 1;       // work units per outer index in transpose mode
 };
 
 }  // namespace mt::cpu

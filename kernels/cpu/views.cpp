@@ -18,6 +18,15 @@ void plan_reshape(NodeContext& c) {
     c.alias(0, x, *layout);
     return;
   }
+  // The bytes must move once. A 4-D result is wanted channels-last by the convolutions that
+  // usually follow (the channel shuffle of ShuffleNet): reorder the input into the layout that
+  // makes the output NHWC, if one exists; otherwise make both row-major.
+  if (out_shape.size() == 4) {
+    if (auto in_layout = reshape_layout(out_shape, nhwc_layout(), x.shape)) {
+      c.alias(0, c.input(0, *in_layout), nhwc_layout());
+      return;
+    }
+  }
   c.alias(0, c.input(0, identity_layout(x.shape.size())), identity_layout(out_shape.size()));
 }
 
