@@ -21,8 +21,10 @@ inline constexpr double kRelativeTolerance = 1e-4;
 inline constexpr double kToleranceFloor = 1e-6;
 
 // One input per graph input, in graph order: `given` data (by input name; its dtype and shape
-// must match the graph's) or else seeded pseudo-random values: standard normal floats, 0/1 for
-// integer and bool inputs. An unknown name in `given` is a usage error listing the inputs.
+// must match the graph's) or else seeded pseudo-random values: for float inputs of rank 4 (NCHW
+// images) smooth planes (bilinearly interpolated 8 x 8 standard normal grids plus 0.1 white
+// noise), for other floats standard normal values, 0/1 for integer and bool inputs. An unknown
+// name in `given` is a usage error listing the inputs.
 std::vector<HostArray> verification_inputs(const Graph& graph, const std::map<std::string, HostArray>& given,
                                            uint64_t seed);
 
