@@ -115,8 +115,8 @@ void plan_matmul(NodeContext& c) {
 
   // numpy matmul: 1-D operands promoted ([K] -> [1, K] or [K, 1]), batch dims broadcast.
   Shape a = a_shape, b = b_shape;
-  if (a.size() == 1) a.insert(a.begin(), 1);
-  if (b.size() == 1) b.push_back(1);
+  if (a.size() == 1) a = {1, a[0]};
+  if (b.size() == 1) b = {b[0], 1};
   const Shape a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
   const Shape batch = *broadcast_shapes(a_batch, b_batch);
   const auto a_strides = broadcast_strides(a_batch, batch), b_strides = broadcast_strides(b_batch, batch);
