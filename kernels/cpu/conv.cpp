@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/op_util.h"
 #include "kernels/cpu/ops.h"
 
@@ -31,10 +32,12 @@ Conv2d conv_attrs(const Node& node, const Shape& weights) {
                 static_cast<uint32_t>(attr_int(node, "group")), attr_f32(node, "act_min"), attr_f32(node, "act_max")};
 }
 
-std::optional<std::string> check_conv_common(const Graph& graph, const Node& node) {
+std::optional<std::string> check_conv_common(const Graph& graph, const Node& node, bool constant_weights) {
   if (auto reason = check_float(graph, node)) return reason;
-  if (auto reason = check_constant(graph, node, 1, "weights")) return reason;
-  if (auto reason = check_constant(graph, node, 2, "bias")) return reason;
+  if (constant_weights) {
+    if (auto reason = check_constant(graph, node, 1, "weights")) return reason;
+    if (auto reason = check_constant(graph, node, 2, "bias")) return reason;
+  }
   if (graph.tensor(node.inputs[0]).shape.size() != 4) return std::string("only 4-D input supported");
   if (attr_ints(node, "strides").size() != 2 || attr_ints(node, "dilations").size() != 2 ||
       attr_ints(node, "pads").size() != 4)
@@ -51,9 +54,16 @@ std::optional<std::string> check_conv_common(const Graph& graph, const Node& nod
 
 }  // namespace
 
-std::optional<std::string> check_conv2d(const Graph& graph, const Node& node) { return check_conv_common(graph, node); }
+// Weights computed at run time go through conv_gemm.cpp.
+std::optional<std::string> check_conv2d(const Graph& graph, const Node& node) {
+  return check_conv_common(graph, node, false);
+}
 
 void plan_conv2d(NodeContext& c) {
+  if (!c.is_constant(1) || (c.has_input(2) && !c.is_constant(2))) {
+    plan_conv2d_runtime_weights(c);
+    return;
+  }
   const Shape x_shape = c.input_info(0).shape;  // N, C, H, W
   const Shape w_shape = c.input_info(1).shape;  // M, C/g, kH, kW
   const Conv2d a = conv_attrs(c.node(), w_shape);
@@ -88,7 +98,7 @@ void plan_conv2d(NodeContext& c) {
 }
 
 std::optional<std::string> check_conv_transpose2d(const Graph& graph, const Node& node) {
-  if (auto reason = check_conv_common(graph, node)) return reason;
+  if (auto reason = check_conv_common(graph, node, true)) return reason;
   const auto& strides = attr_ints(node, "strides");
   const auto& output_padding = attr_ints(node, "output_padding");
   if (output_padding.size() != 2) return std::string("output_padding must have 2 values");

@@ -107,6 +107,7 @@ class NodeContext {
   const Graph& graph() const { return builder_.graph; }
   const Node& node() const { return node_; }
   pthreadpool_t pool() const { return builder_.pool; }
+  int threads() const { return builder_.options.threads; }
 
   size_t num_inputs() const { return node_.inputs.size(); }
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }

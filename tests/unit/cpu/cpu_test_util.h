@@ -3,6 +3,7 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstring>
@@ -66,9 +67,10 @@ class GraphBuilder {
   // Adds a node; its outputs are named "<name>:0", "<name>:1", ...
   std::vector<std::string> node(const std::string& op, std::vector<std::string> inputs, Attributes attrs = {},
                                 int outputs = 1) {
-    Node n{.name = "n" + std::to_string(graph.nodes.size()) + "_" + op, .op = op, .inputs = std::move(inputs),
+    // fmt rather than string + (GCC 12 warns falsely about the latter, bug 105329).
+    Node n{.name = fmt::format("n{}_{}", graph.nodes.size(), op), .op = op, .inputs = std::move(inputs),
            .attrs = std::move(attrs)};
-    for (int i = 0; i < outputs; ++i) n.outputs.push_back(n.name + ":" + std::to_string(i));
+    for (int i = 0; i < outputs; ++i) n.outputs.push_back(fmt::format("{}:{}", n.name, i));
     std::vector<const TensorInfo*> infos;
     for (const auto& in : n.inputs) infos.push_back(in.empty() ? nullptr : &graph.tensor(in));
     const auto types = infer_node(n, infos);
@@ -163,8 +165,8 @@ namespace mt::test {
 // backend, so whatever follows it is tested on the channels-last path.
 inline std::string conv1x1(GraphBuilder& b, const std::string& x, int64_t channels, int64_t out_channels,
                            uint32_t seed) {
-  const std::string w = b.constant("w" + std::to_string(seed), random({out_channels, channels, 1, 1}, seed));
-  const std::string bias = b.constant("b" + std::to_string(seed), random({out_channels}, seed + 1));
+  const std::string w = b.constant(fmt::format("w{}", seed), random({out_channels, channels, 1, 1}, seed));
+  const std::string bias = b.constant(fmt::format("b{}", seed), random({out_channels}, seed + 1));
   return b.op("conv2d", {x, w, bias});
 }
 

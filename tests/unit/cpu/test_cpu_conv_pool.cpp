@@ -40,6 +40,28 @@ TEST_CASE("cpu: conv2d with asymmetric pads and a fused clamp") {
   check_against_reference(b, 1e-5, 1e-5);
 }
 
+TEST_CASE("cpu: conv2d with weights computed at run time") {
+  struct Case {
+    int64_t c, m, k, stride, pad, dilation, group;
+    bool bias;
+  };
+  const std::vector<Case> cases{{3, 5, 3, 1, 1, 1, 1, true}, {6, 4, 3, 2, 1, 1, 2, false}, {4, 4, 3, 1, 2, 2, 4, true}};
+  for (const Case& c : cases) {
+    INFO("C=", c.c, " M=", c.m, " k=", c.k, " stride=", c.stride, " group=", c.group);
+    GraphBuilder b;
+    std::vector<std::string> inputs{b.input("x", random({2, c.c, 7, 6}, 1)),
+                                    b.input("w", random({c.m, c.c / c.group, c.k, c.k}, 2))};
+    if (c.bias) inputs.push_back(b.input("b", random({c.m}, 3)));
+    b.output(b.op("conv2d", inputs,
+                  {{"strides", ints({c.stride, c.stride})},
+                   {"pads", ints({c.pad, c.pad, c.pad, c.pad})},
+                   {"dilations", ints({c.dilation, c.dilation})},
+                   {"group", integer(c.group)},
+                   {"act_min", real(-0.5)}}));
+    check_against_reference(b, 1e-5, 1e-5);
+  }
+}
+
 TEST_CASE("cpu: conv_transpose2d") {
   struct Case {
     int64_t c, m, k, stride, pad, output_padding, group, dilation;

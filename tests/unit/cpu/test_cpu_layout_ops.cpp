@@ -208,7 +208,7 @@ TEST_CASE("cpu: linear and matmul") {
     const auto w2 = b.constant("w2", random({6, 5}, 2));
     const auto w1 = b.constant("w1", random({6}, 3));
     for (const Shape& shape : std::vector<Shape>{{6}, {4, 6}, {3, 4, 6}, {2, 3, 4, 6}}) {
-      const auto a = b.input("a" + std::to_string(shape.size()), random(shape, 4));
+      const auto a = b.input(fmt::format("a{}", shape.size()), random(shape, 4));
       b.output(b.op("matmul", {a, w2}));
       b.output(b.op("matmul", {a, w1}));
     }

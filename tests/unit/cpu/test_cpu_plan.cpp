@@ -163,8 +163,8 @@ TEST_CASE("cpu plan: profile attributes time to nodes") {
 TEST_CASE("cpu check_node: precise reasons") {
   GraphBuilder b;
   const auto x = b.input("x", random({1, 3, 8, 8}, 1));
-  const auto w = b.input("w", random({4, 3, 1, 1}, 2));
-  const auto conv = b.op("conv2d", {x, w});
+  const auto w = b.input("w", random({3, 4, 1, 1}, 2));
+  const auto conv = b.op("conv_transpose2d", {x, w});
   const auto i = b.input("i", Host::of(DType::i8, {4}, std::vector<int8_t>{1, 2, 3, 4}));
   const auto relu = b.op("relu", {i});
   b.output(conv);
