@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <unordered_set>
 
 #include "lib/core/error.h"
 
@@ -74,6 +75,16 @@ std::string unique_tensor_name(const Graph& graph, std::string_view base) {
   for (size_t i = 1;; ++i) {
     std::string name = fmt::format("{}_{}", base, i);
     if (!graph.has_tensor(name)) return name;
+  }
+}
+
+std::string unique_node_name(const Graph& graph, std::string_view base) {
+  std::unordered_set<std::string_view> names;
+  for (const auto& node : graph.nodes) names.insert(node.name);
+  if (!names.count(base)) return std::string(base);
+  for (size_t i = 1;; ++i) {
+    std::string name = fmt::format("{}_{}", base, i);
+    if (!names.count(name)) return name;
   }
 }
 

@@ -54,6 +54,8 @@ bool nearly_equal(double a, double b);
 
 // `base` if no tensor has that name yet, else `base_1`, `base_2`, ...
 std::string unique_tensor_name(const Graph& graph, std::string_view base);
+// The same for node names.
+std::string unique_node_name(const Graph& graph, std::string_view base);
 
 // Adds a float32 constant named after `base` (made unique) and returns its name.
 std::string add_f32_constant(Graph& graph, std::string_view base, const Shape& shape, std::span<const float> values);
