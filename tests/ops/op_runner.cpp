@@ -1,7 +1,9 @@
 #include "tests/ops/op_runner.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
+#include <string_view>
 
 #include "lib/ops/registry.h"
 #include "lib/runtime/compare.h"
@@ -66,9 +68,18 @@ CaseGraph build_case(const std::string& op, const OpCase& c, uint64_t seed) {
   return built;
 }
 
+bool vulkan_required() {
+  const char* value = std::getenv("MT_REQUIRE_VULKAN");
+  return value != nullptr && std::string_view(value) == "1";
+}
+
 std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, int threads) {
   PlanOptions options;
   options.threads = threads;
+  return run_case(backend, built, options);
+}
+
+std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, const PlanOptions& options) {
   auto plan = backend.plan(built.graph, options);
   for (size_t i = 0; i < built.inputs.size(); ++i) plan->bind_input(i, built.inputs[i].data.data());
   std::vector<HostArray> outputs;

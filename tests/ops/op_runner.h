@@ -21,6 +21,12 @@ CaseGraph build_case(const std::string& op, const OpCase& c, uint64_t seed);
 
 // Plans and runs the graph on `backend`; the outputs in graph.outputs order.
 std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, int threads);
+// The same with every plan option (vulkan's precision).
+std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, const PlanOptions& options);
+
+// True when MT_REQUIRE_VULKAN=1 (scripts/test.sh, CI): a missing Vulkan device fails the tests
+// instead of skipping them.
+bool vulkan_required();
 
 // The first element where `actual` and `expected` differ beyond the tolerance (floats:
 // max(1, range of expected) * tolerance; other dtypes: integer_tolerance), described for the

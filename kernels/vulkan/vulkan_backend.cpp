@@ -1,0 +1,57 @@
+#include "kernels/vulkan/vulkan_backend.h"
+
+#include <fmt/format.h>
+
+#include "kernels/vulkan/context.h"
+#include "kernels/vulkan/device_info.h"
+#include "kernels/vulkan/instance.h"
+#include "kernels/vulkan/kernel_table.h"
+#include "kernels/vulkan/packed_layout.h"
+#include "kernels/vulkan/vulkan_plan.h"
+#include "lib/core/error.h"
+
+namespace mt {
+namespace {
+
+class VulkanBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "vulkan"; }
+
+  // Decided from the graph alone, so that mt-opnames --check vulkan answers without a device.
+  std::optional<std::string> check_node(const Graph& graph, const Node& node) const override {
+    const vulkan::VulkanKernel* kernel = vulkan::find_vulkan_kernel(node.op);
+    if (kernel == nullptr) return "op not implemented";
+    for (const auto* names : {&node.inputs, &node.outputs}) {
+      for (size_t i = 0; i < names->size(); ++i) {
+        const std::string& name = (*names)[i];
+        if (name.empty() || !graph.has_tensor(name)) continue;
+        // gather's integer indices are read at planning (they must be constant: its own check).
+        if (node.op == "gather" && names == &node.inputs && i == 1) continue;
+        const TensorInfo& info = graph.tensor(name);
+        if (info.dtype != DType::f32) return fmt::format("dtype {} not supported (tensor '{}')", dtype_name(info.dtype), name);
+        if (!info.layout.empty()) return fmt::format("tensor '{}' has layout '{}', which vulkan does not read", name, info.layout);
+        if (info.quant) return fmt::format("quantized tensor '{}' not supported", name);
+        if (info.shape.size() > static_cast<size_t>(vulkan::kMaxRank))
+          return fmt::format("rank {} not supported (tensor '{}', at most {})", info.shape.size(), name, vulkan::kMaxRank);
+        if (info.numel() * 4 > INT32_MAX) return fmt::format("tensor '{}' too large ({} elements)", name, info.numel());
+      }
+    }
+    return kernel->check != nullptr ? kernel->check(graph, node) : std::nullopt;
+  }
+
+  std::unique_ptr<ExecutionPlan> plan(const Graph& graph, const PlanOptions& options) const override {
+    require_supported(*this, graph);
+    auto context = vulkan::Context::get(options.gpu_index);
+    return std::make_unique<vulkan::VulkanPlan>(graph, options, std::move(context));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_vulkan_backend() { return std::make_unique<VulkanBackend>(); }
+
+std::optional<std::string> vulkan_unavailable_reason() { return vulkan::vulkan_unavailable_reason(); }
+
+std::string vulkan_device_list(std::string_view indent) { return vulkan::format_device_list(indent); }
+
+}  // namespace mt

@@ -1,0 +1,43 @@
+// Constants in the layouts the Vulkan shaders read, in fp32 or fp16: plain functions of the graph's
+// row-major data with no device involved, so that planning uploads their result as is and
+// mt-prepack --backend vulkan can store the same bytes in a model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "lib/ir/shape.h"
+
+namespace mt::vulkan {
+
+// fp32 values as stored on the device: 4-byte floats, or IEEE half floats (round to nearest even).
+std::vector<std::byte> encode_floats(const std::vector<float>& values, bool fp16);
+
+// A tensor in the packed layout activations use (packed_layout.h), padding lanes zero.
+std::vector<float> pack_tensor(const float* data, const Shape& shape);
+
+// One vec4 per block of 4 channels (bias, batch-norm scale and shift), padding lanes zero.
+std::vector<float> pack_channels(const float* values, int64_t channels);
+
+// Weights of conv2d (W[M, C/group, kH, kW]) or conv_transpose2d (W[C, M/group, kH, kW]) for
+// shaders/conv2d.comp, pointwise.comp and conv_transpose2d.comp. For each block of 4 output
+// channels `ob`, only the input-channel blocks its groups read are stored: ranges[3 ob .. 3 ob + 2]
+// = {first 4x4 matrix of the block's weights, first input block, end input block}, and for each input
+// block ib in that range and each tap (ky, kx), 4 vec4: row l holds the weights from input channel
+// 4 ib + l to the 4 output channels (zero outside the group and past the ends).
+struct ConvWeights {
+  std::vector<float> weights;
+  std::vector<int32_t> ranges;
+};
+ConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t in_channels, int64_t group, int64_t kh,
+                              int64_t kw, bool transposed);
+
+// Depthwise conv2d weights (group == C == M, W[C, 1, kH, kW]) for shaders/depthwise.comp: per
+// channel block, per tap, one vec4.
+std::vector<float> pack_depthwise_weights(const float* w, int64_t channels, int64_t kh, int64_t kw);
+
+// linear weights W[N, K] for shaders/linear.comp: per block of 4 outputs, per k, one vec4.
+std::vector<float> pack_linear_weights(const float* w, int64_t n, int64_t k);
+
+}  // namespace mt::vulkan

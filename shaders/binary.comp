@@ -1,0 +1,80 @@
+#version 450
+// Element-wise binary ops with numpy broadcasting and a fused clamp.
+// spec 3: OP, spec 4: MODE (0: one invocation per output texel, operands stored with the output's
+// rank and packed axis; 1: one invocation per element, any operand ranks).
+// params: count, act_min, act_max, view Y, view A, view B (A and B aligned to Y's rank).
+#include "common.glsl"
+
+layout(constant_id = 3) const int OP = 0;
+layout(constant_id = 4) const int MODE = 0;
+
+layout(std430, binding = 1) readonly buffer A { SVEC4 a[]; };
+layout(std430, binding = 2) readonly buffer B { SVEC4 b[]; };
+layout(std430, binding = 3) writeonly buffer Y { SVEC4 y[]; };
+
+#define ADD 0
+#define SUB 1
+#define MUL 2
+#define DIV 3
+#define POW 4
+#define MAX 5
+#define MIN 6
+#define PRELU 7
+
+const int VY = 3, VA = VY + VIEW_WORDS, VB = VA + VIEW_WORDS;
+
+// std::pow's answers where GLSL's pow is undefined (negative bases, zero).
+float pow1(float x, float e) {
+  if (x == 0.0) return e > 0.0 ? 0.0 : (e == 0.0 ? 1.0 : 1.0 / 0.0);
+  if (x > 0.0) return pow(x, e);
+  if (e != floor(e)) return 0.0 / 0.0;
+  float r = pow(-x, e);
+  return mod(e, 2.0) == 1.0 ? -r : r;
+}
+
+vec4 apply(vec4 x, vec4 z) {
+  if (OP == ADD) return vec4(AVEC4(x) + AVEC4(z));
+  if (OP == SUB) return vec4(AVEC4(x) - AVEC4(z));
+  if (OP == MUL) return vec4(AVEC4(x) * AVEC4(z));
+  if (OP == DIV) return x / z;
+  if (OP == POW) return vec4(pow1(x.x, z.x), pow1(x.y, z.y), pow1(x.z, z.z), pow1(x.w, z.w));
+  if (OP == MAX) return vec4(max(AVEC4(x), AVEC4(z)));
+  if (OP == MIN) return vec4(min(AVEC4(x), AVEC4(z)));
+  return mix(z * x, x, greaterThanEqual(x, vec4(0)));  // PRELU: z is the slope
+}
+
+// The texel of operand view v at output texel coordinates c (the packed axis counting blocks); an
+// operand whose packed axis has length 1 is broadcast over the 4 lanes.
+int operand_texel(int v, int c[MAX_RANK]) {
+  int texel = 0;
+  for (int a = 0; a < p[v]; ++a) texel += (p[v + 2 + a] == 1 ? 0 : c[a]) * p[v + 8 + a];
+  return texel;
+}
+
+void main() {
+  int i = global_index();
+  if (i >= p[0]) return;
+  float lo = pf(1), hi = pf(2);
+  int c[MAX_RANK];
+  if (MODE == 0) {
+    int rank = v_rank(VY), packed = v_packed(VY), rest = i;
+    for (int ax = rank - 1; ax >= 0; --ax) {
+      int d = v_dim(VY, ax);
+      int extent = ax == packed ? (d + 3) / 4 : d;
+      c[ax] = rest % extent;
+      rest /= extent;
+    }
+    int ta = operand_texel(VA, c), tb = operand_texel(VB, c);
+    vec4 x = v_dim(VA, packed) == 1 ? vec4(float(a[ta].x)) : vec4(a[ta]);
+    vec4 z = v_dim(VB, packed) == 1 ? vec4(float(b[tb].x)) : vec4(b[tb]);
+    vec4 r = min(max(apply(x, z), vec4(lo)), vec4(hi));
+    int valid = v_dim(VY, packed) - c[packed] * 4;
+    for (int l = valid; l < 4; ++l) r[l] = 0.0;
+    y[i] = SVEC4(r);
+  } else {
+    v_coords(VY, i, c);
+    float x = LOAD(a, v_offset(VA, c)), z = LOAD(b, v_offset(VB, c));
+    float r = min(max(apply(vec4(x), vec4(z)).x, lo), hi);
+    STORE_PADDED(y, v_offset(VY, c), r, v_pad_after(VY, c));
+  }
+}

@@ -1,0 +1,68 @@
+#version 450
+// Element-wise activations, one invocation per texel; padding lanes stay zero.
+// spec 3: OP (kernels/vulkan/ops_elementwise.cpp). params: texels, texel stride of the packed axis,
+// blocks of the packed axis, its length, alpha, beta.
+#include "common.glsl"
+#include "math.glsl"
+
+layout(constant_id = 3) const int OP = 0;
+
+layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
+
+#define RELU 0
+#define CLAMP 1
+#define SIGMOID 2
+#define TANH 3
+#define HARDSWISH 4
+#define HARDSIGMOID 5
+#define SILU 6
+#define GELU 7
+#define GELU_TANH 8
+#define LEAKY_RELU 9
+#define ELU 10
+#define EXP 11
+#define LOG 12
+#define SQRT 13
+#define NEG 14
+#define ABS 15
+#define RECIPROCAL 16
+#define FLOOR 17
+#define CEIL 18
+#define ERF 19
+#define SOFTPLUS 20
+
+void main() {
+  int t = global_index();
+  if (t >= p[0]) return;
+  float alpha = pf(4), beta = pf(5);
+  AVEC4 a = AVEC4(x[t]);  // cheap ops in the storage precision
+  vec4 v = vec4(x[t]);    // the others in fp32
+  vec4 r;
+  if (OP == RELU) r = vec4(max(a, AVEC4(0)));
+  else if (OP == CLAMP) r = vec4(clamp_nan(v, alpha, beta));
+  else if (OP == SIGMOID) r = sigmoid(v);
+  else if (OP == TANH) r = tanh_stable(v);
+  else if (OP == HARDSWISH) r = vec4(a * clamp(a + AFLOAT(3), AVEC4(0), AVEC4(6)) / AFLOAT(6));
+  else if (OP == HARDSIGMOID) r = clamp(alpha * v + beta, 0.0, 1.0);
+  else if (OP == SILU) r = v * sigmoid(v);
+  else if (OP == GELU) r = 0.5 * v * (1.0 + erf4(v * 0.70710678118654752));
+  else if (OP == GELU_TANH) r = 0.5 * v * (1.0 + tanh_stable(0.79788456080286536 * (v + 0.044715 * v * v * v)));
+  else if (OP == LEAKY_RELU) r = mix(alpha * v, v, greaterThanEqual(v, vec4(0)));
+  else if (OP == ELU) r = mix(alpha * (exp(min(v, 0.0)) - 1.0), v, greaterThan(v, vec4(0)));
+  else if (OP == EXP) r = exp(v);
+  else if (OP == LOG) r = log(v);
+  else if (OP == SQRT) r = sqrt(v);
+  else if (OP == NEG) r = vec4(-a);
+  else if (OP == ABS) r = vec4(abs(a));
+  else if (OP == RECIPROCAL) r = 1.0 / v;
+  else if (OP == FLOOR) r = floor(v);
+  else if (OP == CEIL) r = ceil(v);
+  else if (OP == ERF) r = erf4(v);
+  else if (OP == SOFTPLUS) r = max(v, 0.0) + log(1.0 + exp(-abs(v)));
+  else r = v;
+  int block = (t / p[1]) % p[2];
+  int valid = p[3] - block * 4;
+  for (int l = valid; l < 4; ++l) r[l] = 0.0;
+  y[t] = SVEC4(r);
+}
