@@ -12,6 +12,9 @@
 #include "lib/runtime/inputs.h"
 #include "lib/runtime/report.h"
 #include "lib/runtime/run_once.h"
+#ifdef MT_HAVE_VULKAN_BACKEND
+#include "kernels/vulkan/vulkan_backend.h"
+#endif
 
 namespace {
 
@@ -50,6 +53,9 @@ struct Options {
   std::string device = "cpu";
   std::string model;
   int threads = 1;
+  int gpu = 0;                    // vulkan
+  std::string precision = "fp32";  // vulkan
+  bool gpu_given = false, precision_given = false;
   std::vector<std::string> inputs, outputs, compares;
   std::string size, mean, std, layout = "nchw", output_dir, labels;
   bool random = false, json = false, list_devices = false;
@@ -86,13 +92,24 @@ json summary_json(const std::string& name, const mt::HostArray& array) {
 
 int run(const mt::cli::Tool& tool, const Options& o) {
   if (o.list_devices) {
-    for (const auto& name : mt::backend_names()) fmt::print("{}\n", name);
+    for (const auto& name : mt::backend_names()) {
+      fmt::print("{}\n", name);
+#ifdef MT_HAVE_VULKAN_BACKEND
+      // The GPUs under the vulkan backend, indented: what --gpu N picks.
+      if (name == "vulkan") {
+        if (auto reason = mt::vulkan_unavailable_reason()) fmt::print("  unavailable: {}\n", *reason);
+        else fmt::print("{}", mt::vulkan_device_list("  "));
+      }
+#endif
+    }
     return 0;
   }
   const mt::Backend* backend = mt::find_backend(o.device);
   if (backend == nullptr)
     mt::unsupported("device '{}' is not built into this mt (built: {})", o.device, fmt::join(mt::backend_names(), ", "));
   if (o.threads != 1 && o.device == "reference") spdlog::warn("--threads {}: the reference backend runs on one thread", o.threads);
+  if ((o.gpu_given || o.precision_given) && o.device != "vulkan")
+    mt::fail(mt::ExitCode::usage, "{} applies to --device vulkan only", o.gpu_given ? "--gpu" : "--precision");
   if (!o.labels.empty() && o.topk == 0) mt::fail(mt::ExitCode::usage, "--labels needs --topk K");
   const mt::InputOptions in = input_options(o);  // flag errors before the (possibly slow) model read
 
@@ -113,6 +130,8 @@ int run(const mt::cli::Tool& tool, const Options& o) {
   const std::vector<mt::HostArray> inputs = mt::load_inputs(graph, in);
   mt::PlanOptions plan_options;
   plan_options.threads = o.threads;
+  plan_options.gpu_index = o.gpu;
+  plan_options.precision = o.precision;
   const mt::RunResult result = mt::run_once(*backend, graph, plan_options, inputs);
   spdlog::info("{}: planned in {:.2f} ms, ran in {:.2f} ms; arena {} bytes (unshared {}), weights {} bytes, packed {}",
                o.device, result.plan_seconds * 1e3, result.run_seconds * 1e3, result.memory.arena_bytes,
@@ -215,6 +234,15 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"reference", "cpu", "vulkan"}))
       ->capture_default_str();
   app.add_option("-t,--threads", o.threads, "Threads of the cpu backend")->check(CLI::Range(1, 256))->capture_default_str();
+  app.add_option("--gpu", o.gpu, "Vulkan device to run on (see --list-devices)")
+      ->option_text("N")
+      ->check(CLI::NonNegativeNumber)
+      ->each([&](const std::string&) { o.gpu_given = true; })
+      ->capture_default_str();
+  app.add_option("--precision", o.precision, "Storage and arithmetic of the vulkan backend (fp16: accumulations stay fp32)")
+      ->check(CLI::IsMember({"fp32", "fp16"}))
+      ->each([&](const std::string&) { o.precision_given = true; })
+      ->capture_default_str();
   app.add_option("-i,--input", o.inputs, "Input from a .npy file or an image (repeat per input; FILE alone for a single-input model)")
       ->option_text("NAME=FILE")
       ->allow_extra_args(false);
@@ -232,7 +260,7 @@ int main(int argc, char** argv) {
                    ->option_text("K")
                    ->check(CLI::Range(1, 1000000));
   app.add_option("--labels", o.labels, "Class names for --topk, one per line")->option_text("FILE")->needs(topk);
-  app.add_flag("--list-devices", o.list_devices, "List the devices (backends) this build includes and exit");
+  app.add_flag("--list-devices", o.list_devices, "List the devices (backends, and the GPUs of vulkan) and exit");
   app.add_flag("--json", o.json, "Print one JSON object instead of the text summary");
   auto* compare = app.add_option("--compare", o.compares, "Check an output against a reference .npy (repeatable)")
                       ->option_text("[NAME=]REF.npy")
