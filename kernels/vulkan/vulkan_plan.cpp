@@ -79,7 +79,7 @@ VulkanPlan::VulkanPlan(const Graph& graph, const PlanOptions& options, std::shar
 VulkanPlan::~VulkanPlan() { release(); }
 
 void VulkanPlan::release() {
-  // leak test
+  if (fence_ != VK_NULL_HANDLE) vkDestroyFence(device_, fence_, nullptr);
   if (command_pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, command_pool_, nullptr);  // frees commands_
   if (descriptor_pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device_, descriptor_pool_, nullptr);
   if (queries_ != VK_NULL_HANDLE) vkDestroyQueryPool(device_, queries_, nullptr);
