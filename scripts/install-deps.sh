@@ -16,6 +16,8 @@ packages=(
   python3-torch python3-torchvision python3-onnx python3-numpy python3-sklearn
   # mt-bench tests (JSON schema) and scripts/compare_peers.py (chart)
   python3-jsonschema python3-matplotlib
+  # fuzzing (scripts/fuzz.sh): clang with libFuzzer; PIL writes the image seed corpus
+  clang libclang-rt-14-dev python3-pil
 )
 
 missing=()

@@ -152,10 +152,12 @@ void add(const Node& node, std::span<const ConstView> in, std::span<const MutVie
   const int8_t* b = in[1].as<int8_t>();
   int8_t* y = out[0].as<int8_t>();
   const float a_multiplier = aq.scale / yq.scale, b_multiplier = bq.scale / yq.scale;
+  // Bounds in the zero-point-relative domain (plain floats: clang 14 cannot capture structured bindings).
+  const float v_lo = static_cast<float>(lo - yq.zero_point), v_hi = static_cast<float>(hi - yq.zero_point);
   for_each_broadcast(ys, strides, [&](int64_t o, const std::array<int64_t, 2>& offsets) {
     float v = a_multiplier * static_cast<float>(a[offsets[0]] - aq.zero_point) +
               b_multiplier * static_cast<float>(b[offsets[1]] - bq.zero_point);
-    v = std::clamp(v, static_cast<float>(lo - yq.zero_point), static_cast<float>(hi - yq.zero_point));
+    v = std::clamp(v, v_lo, v_hi);
     y[o] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + yq.zero_point);
   });
 }

@@ -120,6 +120,75 @@ TEST_CASE("load_image: resize through --size") {
   CHECK(green[0] == doctest::Approx((0.75 * 100 + 0.75 * 101 + 0.25 * 102) / 1.75 / 255.0));
 }
 
+// Found by tests/fuzz/fuzz_image: stb_image converts a 16-bit PNM to fewer or more channels with
+// its 8-bit routine and then reads twice the buffer it has (SEGV on this 19-byte file asked for
+// grayscale), reads 16-bit PNM samples in host byte order, and leaves the pixels of a truncated PNM
+// uninitialised. 16-bit PNM is refused (unsupported), a truncated PNM is invalid input.
+TEST_CASE("load_image: PNM, 16-bit and truncated (fuzz regressions)") {
+  auto write = [](const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; };
+  auto expect_error = [](const std::string& path, const ImagePreprocess& options, ExitCode code, const std::string& fragment) {
+    try {
+      load_image(path, options);
+      FAIL("expected an error containing: " << fragment);
+    } catch (const Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == code);
+      CHECK(std::string(e.what()).find(fragment) != std::string::npos);
+    }
+  };
+  ImagePreprocess gray;
+  gray.channels = 1;
+  TempFile crash{temp_path("crash.ppm")};
+  write(crash.path, "P6375 6375 6587 ] \n");
+  expect_error(crash.path, gray, ExitCode::unsupported, "16-bit PNM images (maxval 6587) are not supported");
+  expect_error(crash.path, {}, ExitCode::unsupported, "16-bit PNM images (maxval 6587) are not supported");
+  TempFile pgm16{temp_path("16.pgm")};
+  write(pgm16.path, std::string("P5\n# 16 bits\n2 1\n1000\n") + std::string("\x03\xe8\x00\x10", 4));
+  expect_error(pgm16.path, {}, ExitCode::unsupported, "maxval 1000");
+
+  TempFile short_ppm{temp_path("short.ppm")};
+  write(short_ppm.path, std::string("P6\n2 2\n255\n") + std::string(11, '\x40'));
+  expect_error(short_ppm.path, {}, ExitCode::invalid_input, "truncated PNM image: 2x2 needs 12 bytes of pixels, the file has 11");
+  TempFile no_pixels{temp_path("header.pgm")};
+  write(no_pixels.path, "P5 4 4 255");
+  expect_error(no_pixels.path, {}, ExitCode::invalid_input, "4x4 needs 16 bytes of pixels, the file has 0");
+
+  // Complete 8-bit files still decode: a PGM with a comment, as RGB (three equal planes), and a PPM
+  // as gray: (200 * 77 + 100 * 150 + 50 * 29) >> 8 = 124.
+  TempFile pgm{temp_path("8.pgm")};
+  write(pgm.path, std::string("P5\n# comment\n2 1\n255\n") + std::string("\x40\xc8", 2));
+  const HostArray planes = load_image(pgm.path, {});
+  CHECK(planes.shape == Shape{1, 3, 1, 2});
+  for (int c = 0; c < 3; ++c) {
+    CHECK(planes.as<float>()[c * 2] == doctest::Approx(0x40 / 255.0));
+    CHECK(planes.as<float>()[c * 2 + 1] == doctest::Approx(0xc8 / 255.0));
+  }
+  TempFile ppm{temp_path("8.ppm")};
+  write(ppm.path, std::string("P6 1 1 255 ") + std::string("\xc8\x64\x32", 3));
+  const HostArray g = load_image(ppm.path, gray);
+  CHECK(g.shape == Shape{1, 1, 1, 1});
+  CHECK(g.as<float>()[0] == doctest::Approx(124 / 255.0));
+}
+
+// Found by tests/fuzz/fuzz_image (files in tests/data/fuzz/image): DHT segments declaring more than
+// 256 codes made stb_image write past its Huffman tables, in the frame (decoding) and before it
+// (already while reading the header); a GIF's declared screen size made it allocate 1.6 GB; a
+// 62-byte BMP declaring 25 million pixels decoded (to zeros) instead of being refused.
+TEST_CASE("load_image: hostile JPEG and GIF headers (fuzz regressions)") {
+  const std::string dir = std::string(MT_SOURCE_DIR) + "/tests/data/fuzz/image/";
+  CHECK_THROWS_WITH_AS(load_image(dir + "jpeg_huffman_overflow.jpg", {}),
+                       doctest::Contains("corrupt JPEG: a Huffman table at byte 430 declares 421 codes"), Error);
+  CHECK_THROWS_WITH_AS(load_image(dir + "jpeg_huffman_overflow_before_frame.jpg", {}),
+                       doctest::Contains("corrupt JPEG: a Huffman table at byte 243 declares 477 codes"), Error);
+  CHECK_THROWS_WITH_AS(load_image(dir + "jpeg_huffman_overflow_fill_bytes.jpg", {}),  // 0xFF fill before the SOI marker
+                       doctest::Contains("corrupt JPEG: a Huffman table at byte 189 declares 692 codes"), Error);
+  CHECK_THROWS_WITH_AS(load_image(dir + "bmp_truncated_huge.bmp", {}),
+                       doctest::Contains("truncated BMP image: 8388611x3 at 24 bits needs 75497508 bytes of pixels from byte 54, the file has 62"),
+                       Error);
+  CHECK_THROWS_WITH_AS(load_image(dir + "gif_huge_screen.gif", {}), doctest::Contains("image dimensions 7967x22815 are not supported"),
+                       Error);
+}
+
 TEST_CASE("load_image errors") {
   auto expect_error = [](const std::string& path, const ImagePreprocess& options, const std::string& fragment) {
     try {
