@@ -144,15 +144,18 @@ void PlanBuilder::plan_nodes() {
 void PlanBuilder::release_packed_constants(const Node& node) {
   for (const auto& name : node.inputs) {
     if (name.empty() || !graph.tensor(name).is_constant()) continue;
+    // Does any step read the model's own bytes (not a reordered or padded copy of them)?
+    const ConstData& data = graph.tensor(name).data;
     bool read_at_run_time = false;
     if (auto it = values_.find(name); it != values_.end())
-      for (const Value& version : it->second) read_at_run_time = read_at_run_time || buffers[version.buffer].first_step != SIZE_MAX;
+      for (const Value& version : it->second)
+        read_at_run_time = read_at_run_time || (buffers[version.buffer].data == data.data() &&
+                                                buffers[version.buffer].first_step != SIZE_MAX);
     if (read_at_run_time) continue;
     // Packed into an operator or reordered into plan memory: the model's copy is not read again
     // by this plan. MADV_PAGEOUT is only a hint and never loses data: file-backed pages of a
     // mapped model are dropped (and re-read if another plan needs them), heap pages are left alone
     // unless there is swap. Whole pages inside the tensor only.
-    const ConstData& data = graph.tensor(name).data;
     const auto begin = reinterpret_cast<uintptr_t>(data.data());
     static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
     const uintptr_t first = (begin + page - 1) & ~(page - 1), last = (begin + data.size()) & ~(page - 1);
