@@ -14,15 +14,16 @@ class CpuBackend final : public Backend {
   std::string_view name() const override { return "cpu"; }
 
   std::optional<std::string> check_node(const Graph& graph, const Node& node) const override {
-    const cpu::CpuKernel* kernel = cpu::find_cpu_kernel(node.op);
-    if (kernel == nullptr) return "op not implemented";
+    const bool int8 = cpu::is_int8_node(graph, node);
+    const cpu::CpuKernel* kernel = cpu::find_cpu_kernel(graph, node);
+    if (kernel == nullptr) return int8 ? "int8 op not implemented" : "op not implemented";
     for (const auto* names : {&node.inputs, &node.outputs}) {
       for (const auto& name : *names) {
         if (name.empty() || !graph.has_tensor(name)) continue;
         const TensorInfo& info = graph.tensor(name);
         if (!info.layout.empty()) return fmt::format("tensor '{}' has layout '{}', which cpu does not read", name, info.layout);
-        // Only quantize/dequantize handle int8 tensors so far; they check their parameters.
-        if (info.quant && node.op != "quantize" && node.op != "dequantize")
+        // The int8 kernels and quantize/dequantize check their quantization parameters.
+        if (info.quant && !int8 && node.op != "quantize" && node.op != "dequantize")
           return fmt::format("quantized tensor '{}' not supported", name);
       }
     }

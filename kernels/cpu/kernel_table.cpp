@@ -6,6 +6,7 @@
 #include <array>
 
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/ops_int8.h"
 
 namespace mt::cpu {
 namespace {
@@ -85,13 +86,51 @@ constexpr std::array kKernels{
     OP("dequantize", dequantize),
 };
 
+// Nodes whose first input is int8 (lib/quant's scheme): ops_int8.h.
+#define INT8(name, fn) CpuKernel{name, check_##fn##_int8, plan_##fn##_int8}
+
+constexpr std::array kInt8Kernels{
+    INT8("conv2d", conv2d),
+    INT8("linear", linear),
+    INT8("add", add),
+    INT8("mul", mul),
+    INT8("max_pool2d", max_pool2d),
+    INT8("global_avg_pool", global_avg_pool),
+    INT8("sigmoid", sigmoid),
+    INT8("hardswish", hardswish),
+    INT8("hardsigmoid", hardsigmoid),
+    INT8("reshape", data_movement),
+    INT8("flatten", data_movement),
+    INT8("squeeze", data_movement),
+    INT8("unsqueeze", data_movement),
+    INT8("identity", data_movement),
+    INT8("transpose", data_movement),
+    INT8("concat", data_movement),
+    INT8("split", data_movement),
+    INT8("slice", data_movement),
+};
+
+#undef INT8
 #undef OP
+
+template <size_t N>
+const CpuKernel* find_in(const std::array<CpuKernel, N>& kernels, std::string_view op) {
+  auto it = std::find_if(kernels.begin(), kernels.end(), [&](const CpuKernel& k) { return k.op == op; });
+  return it == kernels.end() ? nullptr : &*it;
+}
 
 }  // namespace
 
-const CpuKernel* find_cpu_kernel(std::string_view op) {
-  auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const CpuKernel& k) { return k.op == op; });
-  return it == kKernels.end() ? nullptr : &*it;
+const CpuKernel* find_cpu_kernel(std::string_view op) { return find_in(kKernels, op); }
+
+bool is_int8_node(const Graph& graph, const Node& node) {
+  if (node.op == "dequantize" || node.inputs.empty() || node.inputs[0].empty()) return false;
+  const TensorInfo& input = graph.tensor(node.inputs[0]);
+  return input.dtype == DType::i8 && input.quant.has_value();
+}
+
+const CpuKernel* find_cpu_kernel(const Graph& graph, const Node& node) {
+  return is_int8_node(graph, node) ? find_in(kInt8Kernels, node.op) : find_in(kKernels, node.op);
 }
 
 std::span<const CpuKernel> cpu_kernels() { return kKernels; }

@@ -21,8 +21,13 @@ struct CpuKernel {
   PlanFn plan;
 };
 
-// The entry for `op`, or nullptr if the cpu backend does not implement it.
+// The float entry for `op`, or nullptr if the cpu backend does not implement it.
 const CpuKernel* find_cpu_kernel(std::string_view op);
+// True for a node of lib/quant's int8 scheme: its first input is int8 with quantization parameters
+// (dequantize excepted). Plain int8 tensors (cast, gather indices) stay with the float table.
+bool is_int8_node(const Graph& graph, const Node& node);
+// The entry that runs `node`: the int8 one (ops_int8.h) for an int8 node, else the float one.
+const CpuKernel* find_cpu_kernel(const Graph& graph, const Node& node);
 std::span<const CpuKernel> cpu_kernels();
 
 }  // namespace mt::cpu

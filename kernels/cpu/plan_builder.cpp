@@ -132,7 +132,7 @@ void* PlanBuilder::keep(size_t bytes) {
 
 void PlanBuilder::plan_nodes() {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const CpuKernel* kernel = find_cpu_kernel(graph.nodes[i].op);
+    const CpuKernel* kernel = find_cpu_kernel(graph, graph.nodes[i]);
     if (kernel == nullptr) fail(ExitCode::failure, "internal: no cpu kernel for op '{}'", graph.nodes[i].op);
     NodeContext context(*this, i);
     kernel->plan(context);

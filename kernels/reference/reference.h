@@ -32,7 +32,7 @@ using Kernel = void (*)(const Node& node, std::span<const ConstView> inputs, std
 // The kernel of an op, or nullptr if the reference backend has none. For an op with an int8
 // variant it dispatches on the dtype of the node's first input.
 Kernel find_kernel(std::string_view op);
-// True when the op has an int8 kernel (kernels/reference/quantized.cpp).
+// True when the op has an int8 kernel (kernels/reference/quantized*.cpp).
 bool has_int8_kernel(std::string_view op);
 
 // Registration: each kernels/reference/<family>.cpp defines one of these; kernel_table.cpp
@@ -53,5 +53,6 @@ void register_pool_kernels(KernelTable& table);
 void register_resize_kernels(KernelTable& table);
 void register_shape_kernels(KernelTable& table);
 void register_quantized_kernels(KernelTable& table);
+void register_quantized_elementwise_kernels(KernelTable& table);
 
 }  // namespace mt::reference
