@@ -2,42 +2,14 @@
 // with a per-layer report of what it cost against fp32.
 #include <spdlog/spdlog.h>
 
-#include <cmath>
-#include <sstream>
 
+#include "lib/cli/image_flags.h"
 #include "lib/cli/tool.h"
 #include "lib/core/error.h"
 #include "lib/core/file_io.h"
 #include "lib/quant/quantize_model.h"
 
 namespace {
-
-std::vector<double> parse_numbers(const std::string& text, std::string_view flag) {
-  std::vector<double> values;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = std::string::npos;
-    }
-    if (used != item.size() || !std::isfinite(value))
-      mt::fail(mt::ExitCode::usage, "{} {}: '{}' is not a number", flag, text, item);
-    values.push_back(value);
-  }
-  return values;
-}
-
-std::vector<float> parse_channel_values(const std::string& text, std::string_view flag) {
-  std::vector<float> values;
-  if (text.empty()) return values;
-  for (double v : parse_numbers(text, flag)) values.push_back(static_cast<float>(v));
-  if (values.size() != 1 && values.size() != 3) mt::fail(mt::ExitCode::usage, "{} takes 1 or 3 values, got {}", flag, values.size());
-  return values;
-}
 
 // A progress line on stderr, only when stderr is a terminal.
 void show_progress(size_t done, size_t total) {
@@ -52,7 +24,8 @@ void show_progress(size_t done, size_t total) {
 int main(int argc, char** argv) {
   mt::cli::Tool tool("mt-quantize", "Quantize a float32 model to int8 (per-channel weights, per-tensor activations), "
                                     "calibrated on sample inputs, and report the error each layer adds.");
-  std::string model_path, output_path, calibration, size, mean, std, layout = "nchw", method = "minmax", report_path;
+  std::string model_path, output_path, calibration, method = "minmax", report_path;
+  mt::cli::ImageFlags image_flags;
   std::vector<std::string> keep_fp32;
   size_t max_samples = 0;
   double percentile = 99.99;
@@ -68,10 +41,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-samples", max_samples, "Use at most N calibration samples (default: all)")
       ->check(CLI::PositiveNumber)
       ->option_text("N");
-  app.add_option("--size", size, "Images: resize to H,W (default: the input's size)")->option_text("H,W");
-  app.add_option("--mean", mean, "Images: subtract per-channel mean (after scaling to [0, 1])")->option_text("M[,M,M]");
-  app.add_option("--std", std, "Images: divide by per-channel std")->option_text("S[,S,S]");
-  app.add_option("--layout", layout, "Images: the input's layout")->check(CLI::IsMember({"nchw", "nhwc"}));
+  image_flags.add_to(app);
   app.add_option("--method", method, "Range calibration: minmax, percentile or entropy (KL divergence)")
       ->check(CLI::IsMember({"minmax", "percentile", "entropy"}));
   auto* percentile_option = app.add_option("--percentile", percentile, "Percentile method: keep this central percentage")
@@ -96,18 +66,7 @@ int main(int argc, char** argv) {
     if (percentile_option->count() > 0 && method != "percentile")
       mt::fail(mt::ExitCode::usage, "--percentile applies to --method percentile only");
     mt::InputOptions images;
-    if (!size.empty()) {
-      const auto dims = parse_numbers(size, "--size");
-      if (dims.empty() || dims.size() > 2 || dims[0] < 1 || dims.back() < 1 || dims[0] > 65536 || dims.back() > 65536 ||
-          dims[0] != std::floor(dims[0]) || dims.back() != std::floor(dims.back()))
-        mt::fail(mt::ExitCode::usage, "--size {}: expected H,W (or one size for both) in 1..65536", size);
-      images.height = static_cast<int>(dims[0]);
-      images.width = static_cast<int>(dims.back());
-    }
-    images.mean = parse_channel_values(mean, "--mean");
-    images.std = parse_channel_values(std, "--std");
-    images.nhwc = layout == "nhwc";
-
+    images.image = image_flags.parse();
     mt::quant::ModelOptions options;
     options.calibration.method = method == "minmax"       ? mt::quant::Method::minmax
                                  : method == "percentile" ? mt::quant::Method::percentile

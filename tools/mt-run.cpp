@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "lib/cli/image_flags.h"
 #include "lib/cli/tool.h"
 #include "lib/core/error.h"
 #include "lib/runtime/backend_registry.h"
@@ -20,35 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<double> parse_numbers(const std::string& text, std::string_view flag) {
-  std::vector<double> values;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    const size_t end = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, end - pos);
-    size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = std::string::npos;
-    }
-    if (item.empty() || used != item.size() || !std::isfinite(value))
-      mt::fail(mt::ExitCode::usage, "{} {}: '{}' is not a number", flag, text, item);
-    values.push_back(value);
-    pos = end + 1;
-  }
-  return values;
-}
-
-std::vector<float> parse_floats(const std::string& text, std::string_view flag) {
-  std::vector<float> values;
-  if (text.empty()) return values;
-  for (double v : parse_numbers(text, flag)) values.push_back(static_cast<float>(v));
-  if (values.size() != 1 && values.size() != 3) mt::fail(mt::ExitCode::usage, "{} takes 1 or 3 values, got {}", flag, values.size());
-  return values;
-}
-
 struct Options {
   std::string device = "cpu";
   std::string model;
@@ -57,7 +29,8 @@ struct Options {
   std::string precision = "fp32";  // vulkan
   bool gpu_given = false, precision_given = false;
   std::vector<std::string> inputs, outputs, compares;
-  std::string size, mean, std, layout = "nchw", output_dir, labels;
+  mt::cli::ImageFlags image;
+  std::string output_dir, labels;
   bool random = false, json = false, list_devices = false;
   uint64_t seed = 0;
   size_t topk = 0;
@@ -68,17 +41,7 @@ struct Options {
 mt::InputOptions input_options(const Options& o) {
   mt::InputOptions in;
   in.specs = o.inputs;
-  if (!o.size.empty()) {
-    const auto dims = parse_numbers(o.size, "--size");
-    if (dims.size() > 2 || dims[0] < 1 || dims.back() < 1 || dims[0] > 65536 || dims.back() > 65536 ||
-        dims[0] != static_cast<int>(dims[0]) || dims.back() != static_cast<int>(dims.back()))
-      mt::fail(mt::ExitCode::usage, "--size {}: expected H,W (or one size for both) in 1..65536", o.size);
-    in.height = static_cast<int>(dims[0]);
-    in.width = static_cast<int>(dims.back());
-  }
-  in.mean = parse_floats(o.mean, "--mean");
-  in.std = parse_floats(o.std, "--std");
-  in.nhwc = o.layout == "nhwc";
+  in.image = o.image.parse();
   in.random = o.random;
   in.seed = o.seed;
   return in;
@@ -246,10 +209,7 @@ int main(int argc, char** argv) {
   app.add_option("-i,--input", o.inputs, "Input from a .npy file or an image (repeat per input; FILE alone for a single-input model)")
       ->option_text("NAME=FILE")
       ->allow_extra_args(false);
-  app.add_option("--size", o.size, "Resize images to H,W (default: the input's own size)")->option_text("H,W");
-  app.add_option("--mean", o.mean, "Per-channel mean subtracted from images scaled to [0,1]")->option_text("A,B,C");
-  app.add_option("--std", o.std, "Per-channel standard deviation images are divided by")->option_text("A,B,C");
-  app.add_option("--layout", o.layout, "Layout of image inputs")->check(CLI::IsMember({"nchw", "nhwc"}))->capture_default_str();
+  o.image.add_to(app);
   auto* random = app.add_flag("--random-input", o.random, "Fill inputs not given by --input with seeded random values");
   app.add_option("--seed", o.seed, "Seed of --random-input")->needs(random)->capture_default_str();
   app.add_option("-o,--output", o.outputs, "Write an output to a .npy file (repeatable; FILE alone for a single-output model)")

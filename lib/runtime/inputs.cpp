@@ -20,19 +20,16 @@ HostArray load_image_input(const TensorInfo& info, const std::string& path, cons
   if (info.dtype != DType::f32 || info.shape.size() != 4)
     invalid_input("input '{}' is {}: an image can only feed a float32 4-D input; give a .npy file", info.name,
                   describe(info));
-  ImagePreprocess pre;
-  pre.nhwc = options.nhwc;
-  const int64_t channels = options.nhwc ? info.shape[3] : info.shape[1];
-  const int64_t height = options.nhwc ? info.shape[1] : info.shape[2];
-  const int64_t width = options.nhwc ? info.shape[2] : info.shape[3];
+  ImagePreprocess pre = options.image;
+  const int64_t channels = pre.nhwc ? info.shape[3] : info.shape[1];
+  const int64_t height = pre.nhwc ? info.shape[1] : info.shape[2];
+  const int64_t width = pre.nhwc ? info.shape[2] : info.shape[3];
   if (channels != 1 && channels != 3)
     invalid_input("input '{}' is {}: with --layout {} it has {} channels; images give 1 or 3", info.name,
-                  describe(info), options.nhwc ? "nhwc" : "nchw", channels);
+                  describe(info), pre.nhwc ? "nhwc" : "nchw", channels);
   pre.channels = static_cast<int>(channels);
-  pre.height = options.height > 0 ? options.height : static_cast<int>(std::min<int64_t>(height, 65536));
-  pre.width = options.width > 0 ? options.width : static_cast<int>(std::min<int64_t>(width, 65536));
-  pre.mean = options.mean;
-  pre.std = options.std;
+  if (pre.height == 0) pre.height = static_cast<int>(std::min<int64_t>(height, 65536));
+  if (pre.width == 0) pre.width = static_cast<int>(std::min<int64_t>(width, 65536));
   return load_image(path, pre);
 }
 

@@ -15,13 +15,9 @@ namespace mt {
 
 struct InputOptions {
   std::vector<std::string> specs;  // "NAME=FILE" or, for a single-input model, "FILE"
-  // Image preprocessing; height/width 0 = the input's own spatial size, channels and layout
-  // follow the input's shape (nhwc decides which dims are H, W and C).
-  int height = 0;
-  int width = 0;
-  std::vector<float> mean;
-  std::vector<float> std;
-  bool nhwc = false;
+  // Image preprocessing; height/width 0 = the input's own spatial size, channels follow the
+  // input's shape (image.nhwc decides which dims are H, W and C).
+  ImagePreprocess image;
   // Fill every input not given by a spec with seeded random values: floats uniform in [-1, 1),
   // integers uniform in [0, 10), bools 0 or 1.
   bool random = false;
