@@ -10,25 +10,74 @@
 namespace mt::quant {
 
 bool has_int8_compute(std::string_view op) {
-  static const std::set<std::string, std::less<>> ops = {"conv2d", "linear", "add", "max_pool2d", "global_avg_pool"};
+  static const std::set<std::string, std::less<>> ops = {"conv2d",          "linear",  "add",       "mul",
+                                                         "max_pool2d",      "concat",  "sigmoid",   "hardswish", "hardsigmoid",
+                                                         "global_avg_pool"};
   return ops.count(op) > 0;
 }
 
 bool is_int8_data_movement(std::string_view op) {
-  static const std::set<std::string, std::less<>> ops = {"reshape", "flatten", "squeeze", "unsqueeze", "identity",
-                                                         "transpose"};
+  static const std::set<std::string, std::less<>> ops = {"reshape",  "flatten",   "squeeze", "unsqueeze",
+                                                         "identity", "transpose", "split",   "slice"};
   return ops.count(op) > 0;
 }
 
 namespace {
 
 // Inputs of a compute op that carry activations (the rest are weights and bias).
-size_t activation_inputs(const Node& node) { return node.op == "add" ? 2 : 1; }
+size_t activation_inputs(const Node& node) {
+  if (node.op == "concat") return node.inputs.size();
+  return node.op == "add" || node.op == "mul" ? 2 : 1;
+}
+
+// Ops whose int8 inputs and outputs share one set of parameters, so that they move bytes
+// unchanged: data movement, max pooling (XNNPACK's s8 max pooling requires it) and concat
+// (a byte copy, as XNNPACK-style backends want; TFLite ties concat the same way).
+bool ties_parameters(std::string_view op) { return op == "max_pool2d" || op == "concat" || is_int8_data_movement(op); }
+
+// The calibrated ranges with every group of tied tensors widened to the union of its members'
+// ranges (a union-find over tensor names), so that each group gets one scale and zero point.
+std::map<std::string, Range, std::less<>> tied_ranges(const Graph& graph,
+                                                       const std::map<std::string, Range, std::less<>>& ranges,
+                                                       const QuantizeOptions& options) {
+  std::map<std::string, std::string, std::less<>> parent;
+  auto find = [&](std::string name) {
+    while (true) {
+      auto it = parent.find(name);
+      if (it == parent.end() || it->second == name) return name;
+      name = it->second;
+    }
+  };
+  auto unite = [&](const std::string& a, const std::string& b) {
+    if (!ranges.count(a) || !ranges.count(b)) return;
+    const std::string ra = find(a), rb = find(b);
+    if (ra != rb) parent[rb] = ra;
+  };
+  for (const Node& node : graph.nodes) {
+    if (!ties_parameters(node.op) || options.keep_fp32.count(node.name) || node.inputs.empty()) continue;
+    const size_t data_inputs = node.op == "concat" ? node.inputs.size() : 1;
+    for (size_t i = 0; i < data_inputs; ++i) unite(node.inputs[0], node.inputs[i]);
+    for (const auto& output : node.outputs) unite(node.inputs[0], output);
+  }
+  std::map<std::string, Range, std::less<>> widened;
+  for (const auto& [name, range] : ranges) {
+    Range& group = widened.try_emplace(find(name), range).first->second;
+    group.lo = std::min(group.lo, range.lo);
+    group.hi = std::max(group.hi, range.hi);
+  }
+  std::map<std::string, Range, std::less<>> result;
+  for (const auto& [name, range] : ranges) result[name] = widened[find(name)];
+  return result;
+}
+
+// XNNPACK's int8 sigmoid (and PyTorch's) fixes the output at scale 1/256, zero point -128:
+// [0, 1) in 256 steps.
+QuantParams sigmoid_output_params() { return QuantParams{{1.0f / 256.0f}, {-128}, -1}; }
 
 class Quantizer {
  public:
   Quantizer(const Graph& source, const std::map<std::string, Range, std::less<>>& ranges, const QuantizeOptions& options)
-      : source_(source), ranges_(ranges), options_(options) {
+      : source_(source), ranges_(tied_ranges(source, ranges, options)), options_(options) {
     result_.graph.metadata = source.metadata;
     result_.graph.inputs = source.inputs;
     result_.graph.outputs = source.outputs;
@@ -93,10 +142,19 @@ class Quantizer {
       }
     }
     if (activation_inputs(node) == 1 && source_.tensor(node.inputs[0]).is_constant()) return "input is constant";
-    if (node.op == "add")
+    if (node.op == "add" || node.op == "mul" || node.op == "concat")
       for (const auto& input : node.inputs)
         if (source_.tensor(input).is_constant()) return "constant operand";
     if (!ranges_.count(node.outputs[0])) return "output was not calibrated";
+    if (node.op == "concat") {
+      const QuantParams output = params_of(node.outputs[0]);
+      for (const auto& input : node.inputs) {
+        const auto it = result_.int8_tensor.find(input);
+        const QuantParams params = it != result_.int8_tensor.end() ? *result_.graph.tensor(it->second).quant : params_of(input);
+        if (params.scales != output.scales || params.zero_points != output.zero_points)
+          return fmt::format("input '{}' has other int8 parameters than the output", input);
+      }
+    }
     return std::nullopt;
   }
 
@@ -163,17 +221,21 @@ class Quantizer {
                                    bias_params);
       }
     }
-    // Max pooling and data movement keep their input's parameters (XNNPACK's s8 max pooling
-    // requires it; it also makes them exact).
+    // Max pooling and data movement keep their input's parameters (tied_ranges gave them the
+    // same range; taking the input's also covers an input quantized with --quantize-io).
     if (node.op == "max_pool2d" || is_int8_data_movement(node.op))
       output_params = graph.tensor(q.inputs[0]).quant;
+    else if (node.op == "sigmoid")
+      output_params = sigmoid_output_params();
     else
       output_params = params_of(node.outputs[0]);
-    const std::string& output = node.outputs[0];
-    const std::string name = passes::unique_tensor_name(graph, output + "_q8");
-    graph.add_tensor({.name = name, .dtype = DType::i8, .shape = source_.tensor(output).shape, .quant = output_params});
-    q.outputs[0] = name;
-    result_.int8_tensor[output] = name;
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const std::string& output = node.outputs[o];
+      const std::string name = passes::unique_tensor_name(graph, output + "_q8");
+      graph.add_tensor({.name = name, .dtype = DType::i8, .shape = source_.tensor(output).shape, .quant = output_params});
+      q.outputs[o] = name;
+      result_.int8_tensor[output] = name;
+    }
     graph.nodes.push_back(std::move(q));
   }
 
@@ -189,7 +251,7 @@ class Quantizer {
   }
 
   const Graph& source_;
-  const std::map<std::string, Range, std::less<>>& ranges_;
+  const std::map<std::string, Range, std::less<>> ranges_;  // calibrated, tied groups widened
   const QuantizeOptions& options_;
   QuantizeResult result_;
   std::unordered_set<std::string> float_available_;

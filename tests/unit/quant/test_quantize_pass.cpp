@@ -129,6 +129,46 @@ TEST_CASE("the pass quantizes what has int8 kernels and dequantizes before the r
   }
 }
 
+TEST_CASE("tied parameters: concat inputs and output share the union range; sigmoid output is 1/256, -128") {
+  // x -> conv a (ReLU) and conv b -> concat -> sigmoid; mul(concat, sigmoid) -> hardswish
+  std::mt19937 rng(5);
+  Graph g;
+  g.add_tensor({.name = "x", .shape = {1, 3, 8, 8}});
+  g.inputs = {"x"};
+  g.add_tensor(constant("wa", {4, 3, 3, 3}, rng, -0.5f, 0.5f));
+  g.add_tensor(constant("wb", {4, 3, 1, 1}, rng, -2.0f, 2.0f));
+  for (const char* name : {"a", "b", "c", "s", "m", "h"}) g.add_tensor({.name = name});
+  g.nodes = {
+      {"conv_a", "conv2d", {"x", "wa"}, {"a"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"act_min", 0.0}}},
+      {"conv_b", "conv2d", {"x", "wb"}, {"b"}, {}},
+      {"cat", "concat", {"a", "b"}, {"c"}, {{"axis", int64_t{1}}}},
+      {"sig", "sigmoid", {"c"}, {"s"}, {}},
+      {"gate", "mul", {"c", "s"}, {"m"}, {}},
+      {"act", "hardswish", {"m"}, {"h"}, {}},
+  };
+  g.outputs = {"h"};
+  g.infer_shapes();
+  g.validate();
+  const auto ranges = calibrate(g, random_samples(4), {});
+  const QuantizeResult q = quantize_graph(g, ranges, {});
+  CHECK(q.float_nodes.empty());
+  const auto counts = op_counts(q.graph);
+  CHECK(counts.at("quantize") == 1);
+  CHECK(counts.at("dequantize") == 1);
+  const auto& qa = q.graph.tensor("a_q8").quant;
+  CHECK(qa == q.graph.tensor("b_q8").quant);
+  CHECK(qa == q.graph.tensor("c_q8").quant);
+  // The union of a's [0, max] and b's signed range: a's zero point is no longer -128.
+  const Range& ra = ranges.at("a");
+  const Range& rb = ranges.at("b");
+  CHECK(rb.lo < 0.0f);
+  CHECK(qa->zero_points[0] > -128);
+  CHECK(qa->scales[0] == doctest::Approx((std::max(ra.hi, rb.hi) - std::min(ra.lo, rb.lo)) / 255.0f));
+  CHECK(q.graph.tensor("s_q8").quant == QuantParams{{1.0f / 256.0f}, {-128}, -1});
+  CHECK(node_writing(q.graph, "m_q8").op == "mul");
+  CHECK(node_writing(q.graph, "h_q8").op == "hardswish");
+}
+
 TEST_CASE("reference int8 kernels match fp32 arithmetic on the dequantized values within 1 LSB") {
   const Graph fp32 = small_network();
   const auto samples = random_samples(8);
