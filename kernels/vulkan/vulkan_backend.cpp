@@ -54,4 +54,12 @@ std::optional<std::string> vulkan_unavailable_reason() { return vulkan::vulkan_u
 
 std::string vulkan_device_list(std::string_view indent) { return vulkan::format_device_list(indent); }
 
+std::string vulkan_device_name(int gpu_index) {
+  const std::vector<vulkan::DeviceInfo> devices = vulkan::enumerate_devices();
+  if (gpu_index < 0 || static_cast<size_t>(gpu_index) >= devices.size())
+    unsupported("vulkan: no device {} ({} found)", gpu_index, devices.size());
+  const vulkan::DeviceInfo& device = devices[gpu_index];
+  return device.driver_info.empty() ? device.name : fmt::format("{} ({})", device.name, device.driver_info);
+}
+
 }  // namespace mt

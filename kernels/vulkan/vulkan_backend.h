@@ -22,4 +22,8 @@ std::optional<std::string> vulkan_unavailable_reason();
 // `indent`, for --list-devices. Throws Error(unsupported) with one line when there is no device.
 std::string vulkan_device_list(std::string_view indent = "");
 
+// "NAME (DRIVER INFO)" of device `gpu_index` (mt-bench's report). Throws Error(unsupported) with one
+// line when there is no loader or no such device.
+std::string vulkan_device_name(int gpu_index);
+
 }  // namespace mt

@@ -54,6 +54,10 @@ BaselineCheck check_baseline(const json& baseline, const std::string& path, cons
   auto& notes = check.setup_differences;
   note_difference(notes, baseline, {"model", "sha256"}, "model sha256", current.model.sha256);
   note_difference(notes, baseline, {"setup", "device"}, "device", current.backend);
+  if (current.backend == "vulkan") {
+    note_difference(notes, baseline, {"setup", "gpu_name"}, "GPU", current.gpu_name);
+    note_difference(notes, baseline, {"setup", "precision"}, "precision", current.options.precision);
+  }
   note_difference(notes, baseline, {"setup", "threads"}, "threads", current.options.threads);
   note_difference(notes, baseline, {"system", "cpu_model"}, "cpu", current.system.cpu_model);
   return check;

@@ -24,6 +24,8 @@ inline constexpr int kMaxIterations = 1'000'000;
 struct BenchOptions {
   std::string model_path;  // "-" or "": standard input
   int threads = 1;
+  int gpu_index = 0;              // vulkan: which device (PlanOptions::gpu_index)
+  std::string precision = "fp32";  // vulkan: "fp32" or "fp16" (PlanOptions::precision)
   int warmup = 2;                // runs after the first inference that are not measured
   int iterations = 20;           // measured runs, when min_time_seconds is 0
   double min_time_seconds = 0;   // > 0: measure until the runs add up to this (at least one run)
@@ -51,6 +53,7 @@ struct ModelSummary {
 struct BenchResult {
   BenchOptions options;
   std::string backend;  // Backend::name(): "reference", "cpu", "vulkan"
+  std::string gpu_name;  // vulkan: the device's name and driver, set by the caller (which links the backend)
   ModelSummary model;
   SystemInfo system;
   double load_seconds = 0;   // read (mmap or stdin) + decode + validate

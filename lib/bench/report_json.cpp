@@ -57,6 +57,11 @@ json report_json(const BenchResult& r, const std::optional<BaselineCheck>& basel
                   {"arena_bytes", r.memory.arena_bytes}, {"intermediate_bytes", r.memory.intermediate_bytes},
                   {"weight_bytes", r.memory.weight_bytes}, {"packed_weight_bytes", r.memory.packed_weight_bytes}}},
   };
+  if (r.backend == "vulkan") {
+    report["setup"]["gpu"] = o.gpu_index;
+    report["setup"]["gpu_name"] = r.gpu_name;
+    report["setup"]["precision"] = o.precision;
+  }
   if (r.profile) report["profile"] = profile_json(*r.profile);
   if (baseline)
     report["baseline"] = {{"path", baseline->path}, {"median_ms", baseline->baseline_median_seconds * 1e3},

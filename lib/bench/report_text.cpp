@@ -51,8 +51,12 @@ std::string report_text(const BenchResult& r, const std::optional<BaselineCheck>
                              r.model.nodes, r.model.sha256.substr(0, 16)));
   for (const InputSource& in : r.model.inputs)
     field("input", fmt::format("{} {} {}: {}", in.name, in.dtype, shape_str(in.shape), in.source));
-  field("device", fmt::format("{}, {} thread{}{}", r.backend, o.threads, o.threads == 1 ? "" : "s",
-                              o.profile ? ", profiling every node" : ""));
+  if (r.backend == "vulkan")
+    field("device", fmt::format("vulkan, GPU {}: {}, {}{}", o.gpu_index, r.gpu_name, o.precision,
+                                o.profile ? ", profiling every node (GPU timestamps)" : ""));
+  else
+    field("device", fmt::format("{}, {} thread{}{}", r.backend, o.threads, o.threads == 1 ? "" : "s",
+                                o.profile ? ", profiling every node" : ""));
   field("machine", fmt::format("{}, {} cores; {}; {}", r.system.cpu_model, r.system.cores, r.system.os, r.system.kernel));
   field("date", r.system.date);
   field("tool", version_details());
