@@ -96,6 +96,33 @@ print(f"mt-bench --device vulkan --profile: {len(profile['nodes'])} nodes, {prof
 PY
   fail "mt-bench --device vulkan report: $(head -c 300 "$work/bench.json")"
 
+# A model with ops vulkan does not run (two casts) is refused before anything runs, every such node
+# listed, by mt-run and by mt-opnames --check vulkan with and without a device.
+/usr/bin/python3 - "$work/cast.onnx" <<'PY'
+import sys
+from onnx import TensorProto, helper, save
+nodes = [helper.make_node("Cast", ["x"], ["a"], to=TensorProto.INT32, name="to_int"),
+         helper.make_node("Cast", ["a"], ["b"], to=TensorProto.FLOAT, name="to_float"),
+         helper.make_node("Relu", ["b"], ["y"], name="relu")]
+graph = helper.make_graph(nodes, "casts", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 3, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 3, 3])])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PY
+mt-convert -q "$work/cast.onnx" -o "$work/cast.mt" || fail "mt-convert of the cast model failed"
+status=0
+mt-run --device vulkan --random-input "$work/cast.mt" >/dev/null 2>"$work/refused.log" || status=$?
+[[ $status -eq 4 ]] || fail "mt-run --device vulkan on a model with casts exited $status, expected 4"
+grep -q "cannot run 2 nodes: to_int (cast: op not implemented), to_float (cast: op not implemented)" "$work/refused.log" ||
+  fail "the refusal does not list both casts: $(cat "$work/refused.log")"
+for icd in "$VK_ICD_FILENAMES" /nonexistent/icd.json; do
+  status=0
+  VK_ICD_FILENAMES=$icd mt-opnames -q --check vulkan "$work/cast.mt" >"$work/cast-check.txt" 2>/dev/null || status=$?
+  [[ $status -eq 4 ]] || fail "mt-opnames --check vulkan on the cast model exited $status (VK_ICD_FILENAMES=$icd), expected 4"
+  [[ "$(cut -f1 "$work/cast-check.txt" | tr '\n' ' ')" == "to_int to_float " ]] ||
+    fail "mt-opnames --check vulkan (VK_ICD_FILENAMES=$icd) listed: $(cat "$work/cast-check.txt")"
+done
+echo "refused before running: $(cat "$work/refused.log")"
+
 # Without a device: the same --check answer, and a one-line refusal with status 4.
 mt-opnames --check vulkan "$work/mobilenet_v2.mt" >"$work/check.txt" || fail "mt-opnames --check vulkan rejects mobilenet_v2"
 VK_ICD_FILENAMES=/nonexistent/icd.json mt-opnames --check vulkan "$work/mobilenet_v2.mt" >"$work/check-nodevice.txt" ||
