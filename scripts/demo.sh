@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds mt, and runs the main job on the shipped digits classifier
-# (models/, trained by scripts/train_digits.py): convert the ONNX model, fuse it, check that the
-# cpu backend runs every op, then classify the 360 held-out test images and report the accuracy.
+# (models/, trained by scripts/train_digits.py): convert the ONNX model, fuse it, prepack it for the
+# cpu backend, check that the cpu backend runs every op, then classify the 360 held-out test images
+# and report the accuracy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -12,8 +13,9 @@ mkdir -p "$out"
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "mt-convert | mt-fuse  (a batch of 360 test images per run)"
-mt-convert models/digits.onnx --input-shape image:360,1,8,8 -q | mt-fuse --report -o "$out/digits.mt"
+step "mt-convert | mt-fuse | mt-prepack --backend cpu  (a batch of 360 test images per run)"
+mt-convert models/digits.onnx --input-shape image:360,1,8,8 -q | mt-fuse --report |
+  mt-prepack --backend cpu -v -o "$out/digits.mt"
 
 step "mt-opnames --info / --counts / --check cpu"
 mt-opnames --info "$out/digits.mt"

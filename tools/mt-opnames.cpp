@@ -6,6 +6,7 @@
 #include "lib/core/error.h"
 #include "lib/runtime/backend.h"
 #include "lib/runtime/backend_registry.h"
+#include "lib/runtime/prepack.h"
 
 namespace {
 
@@ -37,6 +38,21 @@ void print_ops(const mt::Graph& graph, const std::string& format, bool counts) {
   }
 }
 
+// " (nhwc: callers pass 1x224x224x3)" for an input mt-prepack declared channels-last.
+std::string layout_note(const mt::TensorInfo& info) {
+  if (info.layout.empty()) return "";
+  return fmt::format(" ({}: callers pass {})", info.layout, mt::shape_str(mt::caller_shape(info)));
+}
+
+// " (prepacked: activations nhwc, inputs nchw, 52 weights reordered)" from metadata "prepack".
+std::string prepack_note(const mt::Graph& graph) {
+  const auto it = graph.metadata.find("prepack");
+  if (it == graph.metadata.end() || !it->is_object()) return "";
+  return fmt::format(" (prepacked: activations {}, inputs {}, {} weights reordered)",
+                     it->value("activation_layout", "?"), it->value("input_layout", "?"),
+                     it->value("weights_reordered", json(0)).dump());
+}
+
 void print_info(const mt::Graph& graph, const std::string& format) {
   size_t weight_bytes = 0, constants = 0;
   for (const auto& [name, info] : graph.tensors)
@@ -46,7 +62,9 @@ void print_info(const mt::Graph& graph, const std::string& format) {
     }
   auto describe = [&](const std::string& name) {
     const auto& t = graph.tensor(name);
-    return json{{"name", name}, {"dtype", mt::dtype_name(t.dtype)}, {"shape", t.shape}};
+    json entry{{"name", name}, {"dtype", mt::dtype_name(t.dtype)}, {"shape", t.shape}};
+    if (!t.layout.empty()) entry["layout"] = t.layout;
+    return entry;
   };
   json info = {{"inputs", json::array()}, {"outputs", json::array()}, {"nodes", graph.nodes.size()},
                {"constants", constants}, {"weight_bytes", weight_bytes}, {"metadata", graph.metadata}};
@@ -58,11 +76,11 @@ void print_info(const mt::Graph& graph, const std::string& format) {
   }
   for (const char* kind : {"inputs", "outputs"})
     for (const auto& t : info[kind])
-      fmt::print("{:<8} {} {} {}\n", std::string(kind).substr(0, std::string(kind).size() - 1) + ":",
+      fmt::print("{:<8} {} {} {}{}\n", std::string(kind).substr(0, std::string(kind).size() - 1) + ":",
                  t["name"].get<std::string>(), t["dtype"].get<std::string>(),
-                 mt::shape_str(t["shape"].get<mt::Shape>()));
+                 mt::shape_str(t["shape"].get<mt::Shape>()), layout_note(graph.tensor(t["name"].get<std::string>())));
   fmt::print("nodes:   {}\nweights: {} constants, {} bytes\n", graph.nodes.size(), constants, weight_bytes);
-  if (graph.metadata.contains("backend")) fmt::print("backend: {}\n", graph.metadata["backend"].dump());
+  if (const auto backend = mt::packed_backend(graph)) fmt::print("backend: {}{}\n", *backend, prepack_note(graph));
   if (graph.metadata.contains("provenance"))
     for (const auto& step : graph.metadata["provenance"]) {
       std::string args;

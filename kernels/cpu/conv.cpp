@@ -1,7 +1,7 @@
 // conv2d and conv_transpose2d as XNNPACK NHWC operators. The graph's OIHW weights are reordered
 // into a temporary OHWI (per group) copy that XNNPACK packs at creation and that is freed right
-// after: a run touches only the packed weights. Depthwise convolutions are recognised by XNNPACK
-// itself (one input and one output channel per group).
+// after (prepacked models store OHWI already): a run touches only the packed weights. Depthwise
+// convolutions are recognised by XNNPACK itself (one input and one output channel per group).
 #include <vector>
 
 #include <fmt/format.h>
@@ -9,6 +9,7 @@
 #include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/op_util.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/prepack.h"
 
 namespace mt::cpu {
 namespace {
@@ -72,21 +73,25 @@ void plan_conv2d(NodeContext& c) {
   const size_t group_out = out_channels / a.groups;
   const size_t kernel = static_cast<size_t>(a.kh) * a.kw;
 
-  // OIHW -> OHWI; XNNPACK reads it as [groups][group_out][kH][kW][group_in].
+  // OIHW -> OHWI; XNNPACK reads it as [groups][group_out][kH][kW][group_in]. A prepacked model
+  // (mt-prepack) stores the weights in that order already.
   const float* w = c.constant(1).as<float>().data();
-  std::vector<float> ohwi(out_channels * kernel * group_in);
-  for (size_t o = 0; o < out_channels; ++o)
-    for (size_t i = 0; i < group_in; ++i)
-      for (size_t s = 0; s < kernel; ++s) ohwi[(o * kernel + s) * group_in + i] = w[(o * group_in + i) * kernel + s];
+  std::vector<float> ohwi;
+  if (c.input_info(1).layout != kLayoutOhwi) {
+    ohwi.resize(out_channels * kernel * group_in);
+    for (size_t o = 0; o < out_channels; ++o)
+      for (size_t i = 0; i < group_in; ++i)
+        for (size_t s = 0; s < kernel; ++s) ohwi[(o * kernel + s) * group_in + i] = w[(o * group_in + i) * kernel + s];
+    w = ohwi.data();
+  }
   const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
 
   xnn_operator_t op = nullptr;
   c.check(xnn_create_convolution2d_nhwc_f32(a.pad_top, a.pad_right, a.pad_bottom, a.pad_left, a.kh, a.kw, a.stride_h,
                                             a.stride_w, a.dilation_h, a.dilation_w, a.groups, group_in, group_out,
-                                            group_in * a.groups, out_channels, ohwi.data(), bias, a.low, a.high, 0,
-                                            &op),
+                                            group_in * a.groups, out_channels, w, bias, a.low, a.high, 0, &op),
           "xnn_create_convolution2d_nhwc_f32");
-  c.count_packed((ohwi.size() + out_channels) * sizeof(float));
+  c.count_packed((out_channels * kernel * group_in + out_channels) * sizeof(float));
   const Value x = c.xnn_input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
   const size_t batch = static_cast<size_t>(x_shape[0]), height = static_cast<size_t>(x_shape[2]),
@@ -118,14 +123,19 @@ void plan_conv_transpose2d(NodeContext& c) {
   const size_t out_channels = group_out * a.groups;
   const size_t kernel = static_cast<size_t>(a.kh) * a.kw;
 
-  // [g][group_in][group_out][kH][kW] -> [g][group_out][kH][kW][group_in].
+  // [g][group_in][group_out][kH][kW] -> [g][group_out][kH][kW][group_in], unless prepacked (group 1).
   const float* w = c.constant(1).as<float>().data();
-  std::vector<float> packed(in_channels * group_out * kernel);
-  for (size_t g = 0; g < a.groups; ++g)
-    for (size_t i = 0; i < group_in; ++i)
-      for (size_t o = 0; o < group_out; ++o)
-        for (size_t s = 0; s < kernel; ++s)
-          packed[((g * group_out + o) * kernel + s) * group_in + i] = w[(((g * group_in + i) * group_out) + o) * kernel + s];
+  std::vector<float> packed;
+  if (c.input_info(1).layout != kLayoutOhwi) {
+    packed.resize(in_channels * group_out * kernel);
+    for (size_t g = 0; g < a.groups; ++g)
+      for (size_t i = 0; i < group_in; ++i)
+        for (size_t o = 0; o < group_out; ++o)
+          for (size_t s = 0; s < kernel; ++s)
+            packed[((g * group_out + o) * kernel + s) * group_in + i] =
+                w[(((g * group_in + i) * group_out) + o) * kernel + s];
+    w = packed.data();
+  }
   const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
   const auto& output_padding = attr_ints(c.node(), "output_padding");
   const auto adjust_h = static_cast<uint32_t>(output_padding[0]), adjust_w = static_cast<uint32_t>(output_padding[1]);
@@ -133,10 +143,9 @@ void plan_conv_transpose2d(NodeContext& c) {
   xnn_operator_t op = nullptr;
   c.check(xnn_create_deconvolution2d_nhwc_f32(a.pad_top, a.pad_right, a.pad_bottom, a.pad_left, a.kh, a.kw,
                                               a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, group_in,
-                                              group_out, in_channels, out_channels, packed.data(), bias, a.low, a.high,
-                                              0, &op),
+                                              group_out, in_channels, out_channels, w, bias, a.low, a.high, 0, &op),
           "xnn_create_deconvolution2d_nhwc_f32");
-  c.count_packed((packed.size() + out_channels) * sizeof(float));
+  c.count_packed((in_channels * group_out * kernel + out_channels) * sizeof(float));
   const Value x = c.xnn_input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
   const size_t batch = static_cast<size_t>(x_shape[0]), height = static_cast<size_t>(x_shape[2]),

@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/cpu_plan.h"
 #include "kernels/cpu/kernel_table.h"
+#include "kernels/cpu/prepack.h"
 #include "lib/core/error.h"
 
 namespace mt {
@@ -21,7 +22,7 @@ class CpuBackend final : public Backend {
       for (const auto& name : *names) {
         if (name.empty() || !graph.has_tensor(name)) continue;
         const TensorInfo& info = graph.tensor(name);
-        if (!info.layout.empty()) return fmt::format("tensor '{}' has layout '{}', which cpu does not read", name, info.layout);
+        if (auto reason = cpu::check_layout(graph, node, name)) return reason;
         // The int8 kernels and quantize/dequantize check their quantization parameters.
         if (info.quant && !int8 && node.op != "quantize" && node.op != "dequantize")
           return fmt::format("quantized tensor '{}' not supported", name);
@@ -37,6 +38,9 @@ class CpuBackend final : public Backend {
       fail(ExitCode::failure, "XNNPACK failed to initialize (status {}): unsupported CPU?", static_cast<int>(initialized));
     return std::make_unique<cpu::CpuPlan>(graph, options);
   }
+
+  bool can_prepack() const override { return true; }
+  void prepack(Graph& graph, const PrepackOptions& options) const override { cpu::prepack_graph(graph, options); }
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/kernel_table.h"
 #include "kernels/cpu/permute.h"
+#include "kernels/cpu/prepack.h"
 #include "lib/core/error.h"
 
 namespace mt::cpu {
@@ -34,8 +35,8 @@ PlanBuilder::PlanBuilder(const Graph& graph_, const PlanOptions& options_, pthre
     const TensorInfo& info = graph.tensor(name);
     const int buffer = new_buffer(BufferKind::graph_input, info.byte_size());
     input_buffers.push_back(buffer);
-    define(name, Value{.buffer = buffer, .dtype = info.dtype, .shape = info.shape,
-                       .layout = identity_layout(info.shape.size())});
+    // Callers hand over data in the input's declared layout (NHWC after mt-prepack --input-layout nhwc).
+    define(name, Value{.buffer = buffer, .dtype = info.dtype, .shape = info.shape, .layout = input_layout(info)});
   }
 }
 

@@ -13,7 +13,15 @@ std::vector<UnsupportedNode> check_graph(const Backend& backend, const Graph& gr
   return result;
 }
 
+void Backend::prepack(Graph&, const PrepackOptions&) const {
+  unsupported("backend '{}' has no prepacked form (mt-prepack)", name());
+}
+
 void require_supported(const Backend& backend, const Graph& graph) {
+  // A prepacked model's tensors may be stored in layouts only its own backend reads.
+  if (const auto target = packed_backend(graph); target && *target != backend.name())
+    unsupported("the model was prepacked for backend '{}' and cannot run on '{}': run it on {}, or use the model "
+                "from before mt-prepack", *target, backend.name(), *target);
   const auto missing = check_graph(backend, graph);
   if (missing.empty()) return;
   std::string list;

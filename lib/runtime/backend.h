@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/ir/graph.h"
+#include "lib/runtime/prepack.h"
 
 namespace mt {
 
@@ -64,6 +65,12 @@ class Backend {
   virtual std::optional<std::string> check_node(const Graph& graph, const Node& node) const = 0;
   // Throws Error(unsupported) listing every node check_node rejects before doing anything else.
   virtual std::unique_ptr<ExecutionPlan> plan(const Graph& graph, const PlanOptions& options) const = 0;
+
+  // mt-prepack: whether this backend has a prepacked form, and the rewrite into it (weights in its
+  // kernels' layouts, inputs as options say, metadata "backend" set to name()). The rewritten graph
+  // runs on this backend only. The default has no prepacked form and throws Error(unsupported).
+  virtual bool can_prepack() const { return false; }
+  virtual void prepack(Graph& graph, const PrepackOptions& options) const;
 };
 
 struct UnsupportedNode {
@@ -74,7 +81,8 @@ struct UnsupportedNode {
 
 // Every node of the graph that `backend` cannot run, in graph order.
 std::vector<UnsupportedNode> check_graph(const Backend& backend, const Graph& graph);
-// Throws Error(unsupported): "backend 'cpu' cannot run 3 nodes: conv_7 (conv2d: ...), ..." if any.
+// Throws Error(unsupported): "backend 'cpu' cannot run 3 nodes: conv_7 (conv2d: ...), ..." if any,
+// or naming the backend a prepacked model was made for if that is another one.
 void require_supported(const Backend& backend, const Graph& graph);
 
 }  // namespace mt

@@ -6,11 +6,33 @@
 #include <random>
 
 #include "lib/core/error.h"
+#include "lib/runtime/prepack.h"
 
 namespace mt {
 namespace {
 
-std::string describe(const TensorInfo& info) { return fmt::format("{} {}", dtype_name(info.dtype), shape_str(info.shape)); }
+// What a caller supplies: "float32 1x3x224x224", or "float32 1x224x224x3 (nhwc)" for an input that
+// mt-prepack declared channels-last.
+std::string describe(const TensorInfo& info) {
+  return fmt::format("{} {}{}", dtype_name(info.dtype), shape_str(caller_shape(info)),
+                     info.layout.empty() ? "" : " (" + info.layout + ")");
+}
+
+// An image decoded in the model's logical NCHW order, reordered for an input declared "nhwc".
+HostArray in_declared_layout(const TensorInfo& info, HostArray image) {
+  if (info.layout != kLayoutNhwc || image.shape.size() != 4) return image;
+  const Shape nhwc = caller_shape(info);
+  if (image.shape != info.shape) return image;  // the shape check in load_inputs names the mismatch
+  HostArray result{.dtype = image.dtype, .shape = nhwc, .data = ConstData::allocate(image.data.size())};
+  const float* from = image.data.as<float>().data();
+  auto* to = reinterpret_cast<float*>(result.data.mutable_data());
+  const auto n = static_cast<size_t>(nhwc[0]), h = static_cast<size_t>(nhwc[1]), w = static_cast<size_t>(nhwc[2]),
+             c = static_cast<size_t>(nhwc[3]);
+  for (size_t b = 0; b < n; ++b)
+    for (size_t ch = 0; ch < c; ++ch)
+      for (size_t p = 0; p < h * w; ++p) to[(b * h * w + p) * c + ch] = from[(b * c + ch) * h * w + p];
+  return result;
+}
 
 bool ends_with(const std::string& text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -88,7 +110,8 @@ std::vector<HostArray> load_inputs(const Graph& graph, const InputOptions& optio
     const TensorInfo& info = graph.tensor(graph.inputs[spec.index]);
     if (arrays[spec.index]) fail(ExitCode::usage, "input '{}' is given twice (--input {})", info.name, text);
     if (spec.path.empty()) fail(ExitCode::usage, "--input {}: no file named", text);
-    arrays[spec.index] = ends_with(spec.path, ".npy") ? read_npy(spec.path) : load_image_input(info, spec.path, options);
+    arrays[spec.index] = ends_with(spec.path, ".npy") ? read_npy(spec.path)
+                                                      : in_declared_layout(info, load_image_input(info, spec.path, options));
     sources[spec.index] = spec.path;
   }
 
@@ -97,7 +120,7 @@ std::vector<HostArray> load_inputs(const Graph& graph, const InputOptions& optio
     const TensorInfo& info = graph.tensor(graph.inputs[i]);
     if (arrays[i]) continue;
     if (options.random) {
-      arrays[i] = random_array(info.dtype, info.shape, options.seed + i);
+      arrays[i] = random_array(info.dtype, caller_shape(info), options.seed + i);
       continue;
     }
     missing.push_back(fmt::format("'{}' ({})", info.name, describe(info)));
@@ -110,7 +133,7 @@ std::vector<HostArray> load_inputs(const Graph& graph, const InputOptions& optio
   for (size_t i = 0; i < arrays.size(); ++i) {
     const TensorInfo& info = graph.tensor(graph.inputs[i]);
     const HostArray& array = *arrays[i];
-    if (array.dtype != info.dtype || array.shape != info.shape)
+    if (array.dtype != info.dtype || array.shape != caller_shape(info))
       invalid_input("input '{}': {} holds {} {}, the model expects {}", info.name, sources[i], dtype_name(array.dtype),
                     shape_str(array.shape), describe(info));
     result.push_back(array);

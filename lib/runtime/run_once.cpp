@@ -7,15 +7,15 @@
 namespace mt {
 
 void require_model_backend(const Graph& graph, std::string_view backend, std::string_view model_name) {
-  if (!graph.metadata.contains("backend")) return;
-  const auto& target = graph.metadata["backend"];
-  std::string name;
-  if (target.is_string()) name = target.get<std::string>();
-  else if (target.is_object() && target.contains("name") && target["name"].is_string()) name = target["name"].get<std::string>();
-  else invalid_input("{}: metadata 'backend' is neither a name nor an object with one: {}", model_name, target.dump());
-  if (name != backend)
+  std::optional<std::string> name;
+  try {
+    name = packed_backend(graph);
+  } catch (const Error& error) {
+    throw with_context(error, std::string(model_name));
+  }
+  if (name && *name != backend)
     unsupported("{} was prepacked for backend '{}' and cannot run on '{}': use --device {}, or run the model from "
-                "before mt-prepack", model_name, name, backend, name);
+                "before mt-prepack", model_name, *name, backend, *name);
 }
 
 RunResult run_once(const Backend& backend, const Graph& graph, const PlanOptions& options,

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# mt-prepack --backend cpu on every test model of `export_models.py --list --set ${MT_MODEL_SET:-ci}` in
+# $MT_TEST_MODELS: `mt-convert | mt-fuse | mt-prepack --backend cpu` must compute what the unfused model
+# computes on cpu (mt-run --compare: max abs error <= 1e-4 x range, cosine >= 0.99999) with 1 and 2
+# threads, and so must the model prepacked with --input-layout nhwc fed the channels-last input.
+# Then the command line on a small model: refusals by other backends and tools (status 4, one line
+# naming the backend the model was packed for), mt-opnames --info, pipes, usage errors.
+set -euo pipefail
+
+: "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
+: "${MT_TEST_MODELS:?MT_TEST_MODELS must name the directory scripts/export_models.py wrote}"
+python=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# Runs a command that must exit with status $1 and print $2 (a fixed string) on stderr.
+expect() {
+  local want=$1 message=$2
+  shift 2
+  local status=0
+  "$@" > "$work/out" 2> "$work/err" || status=$?
+  [[ $status -eq $want ]] || { cat "$work/err" >&2; fail "exit $status (want $want): $*"; }
+  grep -qF -- "$message" "$work/err" || fail "$* did not say '$message': $(cat "$work/err")"
+}
+
+if ! mt-run --list-devices | grep -qx cpu; then
+  echo "prepack_models: this build has no cpu backend; nothing to test"
+  exit 0
+fi
+
+models=$("$python" "$MT_SOURCE_DIR/scripts/export_models.py" --list --set "${MT_MODEL_SET:-ci}")
+failures=()
+count=0
+for name in $models; do
+  dir="$MT_TEST_MODELS/$name"
+  for file in model.onnx input.npy info.json; do
+    [[ -f "$dir/$file" ]] || { failures+=("$name: $dir/$file missing (run scripts/export_models.py)"); continue 2; }
+  done
+  input_name=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["input"]["name"])' "$dir/info.json")
+  # The unfused model's cpu output is what every prepacked variant must reproduce.
+  if ! { mt-convert -q "$dir/model.onnx" -o "$work/$name.mt" &&
+         mt-run -q --device cpu "$work/$name.mt" --input "$dir/input.npy" --output "$work/$name.ref.npy" > /dev/null; } \
+      2> "$work/err"; then
+    failures+=("$name: unfused model on cpu: $(tail -1 "$work/err")")
+    continue
+  fi
+  rank=$("$python" -c 'import numpy, sys; print(numpy.load(sys.argv[1]).ndim)' "$dir/input.npy")
+  layouts=(nchw)
+  if [[ $rank -eq 4 ]]; then
+    layouts+=(nhwc)
+    "$python" -c 'import numpy, sys; numpy.save(sys.argv[2], numpy.ascontiguousarray(numpy.load(sys.argv[1]).transpose(0, 2, 3, 1)))' \
+      "$dir/input.npy" "$work/$name.nhwc.npy"
+  fi
+  for layout in "${layouts[@]}"; do
+    packed="$work/$name.$layout.mt"
+    if ! mt-convert -q "$dir/model.onnx" | mt-fuse -q --verify-input "$input_name=$dir/input.npy" |
+        mt-prepack -q --backend cpu --input-layout "$layout" > "$packed" 2> "$work/err"; then
+      failures+=("$name: mt-convert | mt-fuse | mt-prepack --input-layout $layout: $(tail -1 "$work/err")")
+      continue
+    fi
+    input="$dir/input.npy"
+    [[ $layout == nchw ]] || input="$work/$name.nhwc.npy"
+    for threads in 1 2; do
+      status=0
+      mt-run --device cpu --threads "$threads" "$packed" --input "$input" \
+        --compare "$work/$name.ref.npy" --atol-range 1e-4 --rtol 0 --min-cosine 0.99999 \
+        > "$work/out" 2> "$work/err" || status=$?
+      result=$(grep '^compare ' "$work/out" | sed 's/^compare [^ ]* with [^:]*: //' || true)
+      printf '%-44s %s %s thread(s): %s\n' "$name" "$layout" "$threads" "${result:-exit $status: $(tail -1 "$work/err")}"
+      [[ $status -eq 0 ]] || failures+=("$name prepacked ($layout), $threads thread(s): exit $status: ${result:-$(tail -1 "$work/err")}")
+      count=$((count + 1))
+    done
+  done
+  # Every conv weight is stored for XNNPACK (no other op reads one in these models), nothing else is.
+  "$python" - "$work/$name.nchw.mt" "$MT_SOURCE_DIR/tests/integration" <<'PY' 2> "$work/err" ||
+import sys
+sys.path.insert(0, sys.argv[2])
+import mtfile
+_, g, _ = mtfile.read(sys.argv[1])
+weights = {n["inputs"][1] for n in g["nodes"]
+           if n["op"] == "conv2d" or (n["op"] == "conv_transpose2d" and n["attrs"].get("group", 1) == 1)}
+for t in g["tensors"]:
+    want = "ohwi" if t["name"] in weights and "offset" in t else None
+    if t.get("layout") != want:
+        sys.exit(f"tensor {t['name']} has layout {t.get('layout')}, want {want}")
+if g["metadata"].get("backend") != "cpu":
+    sys.exit(f"metadata backend {g['metadata'].get('backend')}")
+PY
+    failures+=("$name: $(tail -1 "$work/err")")
+done
+[[ $count -gt 0 || ${#failures[@]} -gt 0 ]] || fail "no models listed"
+
+# The command line, on a small model with BatchNorm and ReLU left in by the exporter.
+model="$MT_TEST_MODELS/op_conv_bn_relu_opset13"
+if [[ -f "$model/model.onnx" ]]; then
+  mt-convert -q "$model/model.onnx" -o "$work/cbr.mt"
+  mt-prepack --backend cpu "$work/cbr.mt" -o "$work/cbr.cpu.mt"
+
+  # mt-prepack folds BatchNorm and fuses the relu itself (no mt-fuse in between), and records the backend.
+  mt-opnames --counts "$work/cbr.cpu.mt" > "$work/out"
+  [[ $(cat "$work/out") =~ ^conv2d\ +2$ ]] || fail "ops after mt-prepack: $(cat "$work/out")"
+  mt-opnames --info "$work/cbr.cpu.mt" > "$work/out"
+  grep -q '^backend: cpu (prepacked: activations nhwc, inputs nchw, 2 weights reordered)$' "$work/out" ||
+    fail "mt-opnames --info: $(cat "$work/out")"
+  mt-opnames --info --format json "$work/cbr.cpu.mt" |
+    "$python" -c 'import json, sys; m = json.load(sys.stdin)["metadata"]; sys.exit(0 if m["backend"] == "cpu" and m["prepack"]["weights_reordered"] == 2 else f"metadata: {m}")'
+  mt-prepack --backend cpu --input-layout nhwc "$work/cbr.mt" -o "$work/cbr.nhwc.mt"
+  mt-opnames --info "$work/cbr.nhwc.mt" | grep -q '^input:   input float32 1x8x10x12 (nhwc: callers pass 1x10x12x8)$' ||
+    fail "mt-opnames --info on an nhwc input: $(mt-opnames --info "$work/cbr.nhwc.mt")"
+
+  # Other backends and tools refuse the packed model, naming the backend and the fix.
+  expect 4 "was prepacked for backend 'cpu' and cannot run on 'reference': use --device cpu, or run the model from before mt-prepack" \
+    mt-run --device reference "$work/cbr.cpu.mt" --random-input
+  [[ $(wc -l < "$work/err") -eq 1 ]] || fail "the wrong-backend error is not one line: $(cat "$work/err")"
+  expect 4 "was prepacked for backend 'cpu' and cannot run on 'reference'" \
+    mt-bench --device reference "$work/cbr.cpu.mt" --iterations 1 --warmup 0
+  expect 4 "the model is prepacked for backend 'cpu' already: run mt-prepack on the model from before it" \
+    mt-prepack --backend cpu "$work/cbr.cpu.mt" -o "$work/x.mt"
+  expect 4 "prepacked for backend 'cpu' and cannot run on 'reference'" mt-fuse "$work/cbr.cpu.mt" -o "$work/x.mt"
+  [[ ! -e "$work/x.mt" ]] || fail "a refused mt-prepack or mt-fuse wrote its output"
+
+  # An NHWC-declared input takes N,H,W,C data; NCHW data is refused naming both shapes.
+  expect 3 "holds float32 1x8x10x12, the model expects float32 1x10x12x8 (nhwc)" \
+    mt-run --device cpu "$work/cbr.nhwc.mt" --input "$model/input.npy"
+  mt-run --device cpu "$work/cbr.nhwc.mt" --random-input > /dev/null
+
+  # An image fed to an NHWC-declared input is decoded for the logical NCHW shape and reordered: the same
+  # result as the NCHW model's (a random 40x30 PNM image, resized to the model's 224x224).
+  if [[ -f "$work/mobilenet_v2.nhwc.mt" && -f "$work/mobilenet_v2.nchw.mt" ]]; then
+    "$python" -c 'import os, sys; open(sys.argv[1], "wb").write(b"P6 40 30 255\n" + os.urandom(40 * 30 * 3))' "$work/image.ppm"
+    mt-run -q --device cpu "$work/mobilenet_v2.nchw.mt" --input "$work/image.ppm" --output "$work/image.npy" > /dev/null
+    mt-run -q --device cpu "$work/mobilenet_v2.nhwc.mt" --input "$work/image.ppm" --compare "$work/image.npy" \
+      --atol 1e-6 --rtol 0 > /dev/null || fail "an image into the NHWC input differs from the NCHW model's result"
+  else
+    failures+=("mobilenet_v2 missing: the image check did not run")
+  fi
+
+  # Pipes end to end, stdin to stdout.
+  mt-convert -q "$model/model.onnx" | mt-fuse -q | mt-prepack --backend cpu | mt-run --device cpu --input "$model/input.npy" \
+    --compare "$model/expected.npy" --atol-range 1e-4 --rtol 0 > "$work/out"
+  grep -q '^compare .*: ok$' "$work/out" || fail "pipe: $(cat "$work/out")"
+
+  # Usage errors: no backend, a backend without a prepacked form, an unknown layout.
+  expect 2 "--backend is required" mt-prepack "$work/cbr.mt" -o "$work/x.mt"
+  expect 2 "--backend: reference not in {cpu}" mt-prepack --backend reference "$work/cbr.mt" -o "$work/x.mt"
+  expect 2 "--input-layout: nwhc not in {nchw,nhwc}" mt-prepack --backend cpu --input-layout nwhc "$work/cbr.mt" -o "$work/x.mt"
+  [[ ! -e "$work/x.mt" ]] || fail "a failed mt-prepack wrote its output"
+  mt-prepack --help | grep -q -- '--backend {cpu} ' || fail "mt-prepack --help does not list the backends: $(mt-prepack --help)"
+else
+  failures+=("op_conv_bn_relu_opset13 missing: the command-line checks did not run")
+fi
+
+if [[ ${#failures[@]} -gt 0 ]]; then
+  printf 'FAIL: %s\n' "${failures[@]}" >&2
+  echo "prepack_models: ${#failures[@]} failures, $count runs" >&2
+  exit 1
+fi
+echo "prepack_models: all $count runs of prepacked models match the unfused models on cpu"
