@@ -49,7 +49,10 @@ uint64_t shaders_hash() {
 
 std::string pipeline_cache_path(const DeviceInfo& device) {
   std::filesystem::path dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/')
+  if (const char* own = std::getenv("MT_CACHE_DIR"); own != nullptr) {
+    if (own[0] == '\0') return "";  // MT_CACHE_DIR= (empty): no pipeline cache file
+    dir = own;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/')
     dir = std::filesystem::path(xdg) / "mt";
   else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0')
     dir = std::filesystem::path(home) / ".cache" / "mt";

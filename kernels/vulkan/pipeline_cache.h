@@ -16,8 +16,9 @@ namespace mt::vulkan {
 // FNV-1a over the SPIR-V of every embedded shader: a new build with changed shaders uses a new file.
 uint64_t shaders_hash();
 
-// ".../mt/vulkan-<vendor>-<device>-<driver version>-<pipeline cache UUID>-<shaders hash>.cache", or
-// "" when neither XDG_CACHE_HOME nor HOME is set.
+// "<dir>/vulkan-<vendor>-<device>-<driver version>-<pipeline cache UUID>-<shaders hash>.cache" where dir
+// is $MT_CACHE_DIR, else $XDG_CACHE_HOME/mt, else ~/.cache/mt; "" (no cache file) when MT_CACHE_DIR is
+// set but empty or none of the three is known.
 std::string pipeline_cache_path(const DeviceInfo& device);
 
 // The cache data stored at `path` for `device`, or empty when there is no file or it is damaged,

@@ -76,6 +76,12 @@ printf 'garbage' >"$cache_file"
 mt-run -vv --device vulkan "$model" --input "$input" >/dev/null 2>"$work/damaged.log" ||
   fail "a damaged pipeline cache made the run fail: $(tail -3 "$work/damaged.log")"
 grep -q "ignoring pipeline cache" "$work/damaged.log" || fail "a damaged pipeline cache was not reported at debug level"
+# MT_CACHE_DIR moves the cache file; set but empty, there is none.
+MT_CACHE_DIR="$work/own-cache" mt-run -q --device vulkan "$model" --input "$input" >/dev/null || fail "run with MT_CACHE_DIR failed"
+[[ -f "$work/own-cache/$(basename "$cache_file")" ]] || fail "MT_CACHE_DIR=$work/own-cache: no $(basename "$cache_file") there"
+MT_CACHE_DIR= mt-run -vv --device vulkan "$model" --input "$input" >/dev/null 2>"$work/nocache.log" ||
+  fail "run with an empty MT_CACHE_DIR failed"
+grep -q "no pipeline cache at (no cache directory)" "$work/nocache.log" || fail "MT_CACHE_DIR= still used a cache file"
 
 # mt-bench on vulkan: a report valid against docs/mt-bench.schema.json that names the GPU, and a
 # --profile from GPU timestamps that times every node of the model.
