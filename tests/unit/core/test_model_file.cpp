@@ -126,7 +126,8 @@ TEST_CASE("constants are 64-byte aligned in the file and used in place") {
   const auto bytes = encode_model(make_graph());
   const auto data_offset = read_le<uint64_t>(bytes, 40);
   CHECK(data_offset % 64 == 0);
-  for (const auto& t : graph_json(bytes)["tensors"])
+  const json doc = graph_json(bytes);  // a named copy: a range-for over a temporary's member dangles (ASan)
+  for (const auto& t : doc["tensors"])
     if (t.contains("offset")) CHECK(t["offset"].get<uint64_t>() % 64 == 0);
   const InputBytes input = as_input(bytes);
   const Graph g = decode_model(input);
