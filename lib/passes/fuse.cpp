@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "lib/core/error.h"
+#include "lib/runtime/prepack.h"
 
 namespace mt::passes {
 namespace {
@@ -18,6 +19,9 @@ std::map<std::string, size_t> op_counts(const Graph& graph) {
 FuseOutcome fuse(Graph& graph, const FuseOptions& options) {
   if (options.bisect && options.verifier == nullptr)
     fail(ExitCode::usage, "--bisect needs verification (it cannot be combined with --no-verify)");
+  // The passes read weights row-major; a prepacked model stores some in its backend's layouts.
+  if (const auto target = packed_backend(graph))
+    unsupported("the model is prepacked for backend '{}': run mt-fuse on the model from before mt-prepack", *target);
   PipelineOptions pipeline{.passes = select_passes(options.passes, options.disabled)};
   FuseOutcome outcome;
   outcome.ops_before = op_counts(graph);

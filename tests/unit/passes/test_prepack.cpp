@@ -2,6 +2,8 @@
 // backend's own rewrite, metadata recorded, and the models and backends it must refuse.
 #include "lib/passes/prepack.h"
 
+#include "lib/passes/fuse.h"
+
 #include "pass_test_util.h"
 
 namespace mt {
@@ -79,6 +81,20 @@ TEST_CASE("prepack refuses a prepacked model and a backend without a prepacked f
     CHECK(std::string(error.what()) == "backend 'reference' has no prepacked form");
   }
   CHECK(plain.nodes.size() == 3);  // left as it was
+}
+
+TEST_CASE("mt-fuse refuses a prepacked model: its passes read weights row-major") {
+  Graph graph = conv_bn_relu();
+  graph.metadata["backend"] = "cpu";
+  try {
+    passes::fuse(graph, passes::FuseOptions{});
+    FAIL("a prepacked model was fused");
+  } catch (const Error& error) {
+    CHECK(error.code() == ExitCode::unsupported);
+    CHECK(std::string(error.what()) ==
+          "the model is prepacked for backend 'cpu': run mt-fuse on the model from before mt-prepack");
+  }
+  CHECK(graph.nodes.size() == 3);
 }
 
 }  // namespace
