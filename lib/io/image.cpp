@@ -117,6 +117,25 @@ void check_bmp(const unsigned char* bytes, size_t size, const std::string& path)
                   height, bits, row * height, offset, size);
 }
 
+// TGA (no magic: stb_image tries it last; a file whose second and third bytes are a valid colour
+// map type and image type): stb_image reads zeros past the end, so a 31-byte file declaring
+// 196 x 48901 pixels decoded. The pixels start after the 18-byte header, the image ID and the colour
+// map; uncompressed they take width x height x bytes per pixel, run-length encoded at least one byte
+// per 128 pixels.
+void check_tga(const unsigned char* bytes, size_t size, const std::string& path) {
+  if (size < 18) return;
+  const unsigned map_type = bytes[1], type = bytes[2];
+  const bool raw = type == 1 || type == 2 || type == 3, rle = type == 9 || type == 10 || type == 11;
+  if (map_type > 1 || !(raw || rle)) return;
+  auto le16 = [&](size_t at) -> uint64_t { return bytes[at] | bytes[at + 1] << 8; };
+  const uint64_t map_bytes = map_type ? le16(5) * ((bytes[7] + 7) / 8) : 0;
+  const uint64_t start = 18 + bytes[0] + map_bytes, pixels = le16(12) * le16(14);
+  const uint64_t needed = raw ? pixels * ((bytes[16] + 7) / 8) : (pixels + 127) / 128;
+  if (start > size || needed > size - start)
+    invalid_input("{}: truncated TGA image: {}x{} needs at least {} bytes of pixels from byte {}, the file has {}", path,
+                  le16(12), le16(14), needed, start, size);
+}
+
 // JPEG Huffman tables (DHT segments) hold 16 code counts and then that many symbols; a decoder
 // has room for 256. The stb_image in Debian 12 does not check the sum and writes past its tables
 // (heap corruption from a 200-byte file), so every DHT a decoder would read is checked here first:
@@ -205,6 +224,7 @@ HostArray load_image(const std::string& path, const ImagePreprocess& options) {
   // Before stb_image sees the bytes at all: its header parsing (stbi_info) already reads the tables.
   check_pnm(bytes, input.size, path);
   check_bmp(bytes, input.size, path);
+  check_tga(bytes, input.size, path);
   check_jpeg_huffman_tables(bytes, input.size, path);
   int width = 0, height = 0, file_channels = 0;
   if (!stbi_info_from_memory(bytes, length, &width, &height, &file_channels))

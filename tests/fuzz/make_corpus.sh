@@ -3,7 +3,7 @@
 # conv net, and every op_* model scripts/export_models.py exports for CI: one per op and opset),
 # DIR/model (those converted to .mt by the mt-convert on PATH), DIR/npy (arrays of every dtype and
 # rank numpy writes, and the exported models' inputs and outputs) and DIR/image (PNG, JPEG, BMP,
-# GIF, PPM of several sizes and channel counts, written by PIL).
+# GIF, PPM, TGA of several sizes and channel counts, written by PIL).
 #   tests/fuzz/make_corpus.sh DIR
 set -euo pipefail
 out=$1
@@ -53,7 +53,7 @@ for i, (mode, size) in enumerate([("RGB", (8, 6)), ("L", (5, 5)), ("RGBA", (4, 7
                             if mode != "P" else rng.integers(0, 255, size[::-1], dtype=np.uint8), mode if mode != "P" else "L")
     if mode == "P":
         image = image.convert("P")
-    for fmt in ["PNG", "BMP", "GIF", "JPEG", "PPM"]:
+    for fmt in ["PNG", "BMP", "GIF", "JPEG", "PPM", "TGA"]:
         try:
             converted = image if fmt in ("PNG", "GIF") else image.convert("RGB")
             converted.save(f"{out}/image/i{i}.{fmt.lower()}", fmt)

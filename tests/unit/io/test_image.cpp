@@ -173,7 +173,8 @@ TEST_CASE("load_image: PNM, 16-bit and truncated (fuzz regressions)") {
 // Found by tests/fuzz/fuzz_image (files in tests/data/fuzz/image): DHT segments declaring more than
 // 256 codes made stb_image write past its Huffman tables, in the frame (decoding) and before it
 // (already while reading the header); a GIF's declared screen size made it allocate 1.6 GB; a
-// 62-byte BMP declaring 25 million pixels decoded (to zeros) instead of being refused.
+// 62-byte BMP declaring 25 million pixels and a 31-byte TGA declaring 9.6 million decoded (to
+// zeros) instead of being refused.
 TEST_CASE("load_image: hostile JPEG and GIF headers (fuzz regressions)") {
   const std::string dir = std::string(MT_SOURCE_DIR) + "/tests/data/fuzz/image/";
   CHECK_THROWS_WITH_AS(load_image(dir + "jpeg_huffman_overflow.jpg", {}),
@@ -184,6 +185,9 @@ TEST_CASE("load_image: hostile JPEG and GIF headers (fuzz regressions)") {
                        doctest::Contains("corrupt JPEG: a Huffman table at byte 189 declares 692 codes"), Error);
   CHECK_THROWS_WITH_AS(load_image(dir + "bmp_truncated_huge.bmp", {}),
                        doctest::Contains("truncated BMP image: 8388611x3 at 24 bits needs 75497508 bytes of pixels from byte 54, the file has 62"),
+                       Error);
+  CHECK_THROWS_WITH_AS(load_image(dir + "tga_truncated_rle.tga", {}),
+                       doctest::Contains("truncated TGA image: 196x48901 needs at least 74880 bytes of pixels from byte 67, the file has 31"),
                        Error);
   CHECK_THROWS_WITH_AS(load_image(dir + "gif_huge_screen.gif", {}), doctest::Contains("image dimensions 7967x22815 are not supported"),
                        Error);
