@@ -151,6 +151,12 @@ if [[ -f "$model/model.onnx" ]]; then
   expect 2 "--backend: reference not in {cpu}" mt-prepack --backend reference "$work/cbr.mt" -o "$work/x.mt"
   expect 2 "--input-layout: nwhc not in {nchw,nhwc}" mt-prepack --backend cpu --input-layout nwhc "$work/cbr.mt" -o "$work/x.mt"
   [[ ! -e "$work/x.mt" ]] || fail "a failed mt-prepack wrote its output"
+  if command -v script > /dev/null; then  # script(1) gives stdout a terminal, which is refused
+    status=0
+    script -qec "mt-prepack --backend cpu '$work/cbr.mt'" /dev/null > "$work/tty" 2>&1 || status=$?
+    [[ $status -eq 2 ]] || fail "mt-prepack to a terminal: exit status $status, expected 2"
+    grep -qF "refusing to write a binary model to a terminal" "$work/tty" || fail "terminal refusal: $(cat "$work/tty")"
+  fi
   mt-prepack --help | grep -q -- '--backend {cpu} ' || fail "mt-prepack --help does not list the backends: $(mt-prepack --help)"
 else
   failures+=("op_conv_bn_relu_opset13 missing: the command-line checks did not run")
