@@ -13,6 +13,7 @@
 
 #include "kernels/cpu/op_util.h"
 #include "kernels/cpu/ops_int8.h"
+#include "lib/runtime/prepack.h"
 
 namespace mt::cpu {
 
@@ -120,13 +121,18 @@ void plan_conv2d_int8(NodeContext& c) {
   s.group_in = static_cast<size_t>(w_shape[1]);
   s.group_out = out_channels / s.groups;
   const size_t kernel = static_cast<size_t>(s.kh) * s.kw;
-  // OIHW -> OHWI (freed once XNNPACK has packed it).
+  // OIHW -> OHWI (freed once XNNPACK has packed it), unless mt-prepack stored it so.
   const int8_t* w = c.constant(1).as<int8_t>().data();
-  std::vector<int8_t> ohwi(out_channels * kernel * s.group_in);
-  for (size_t o = 0; o < out_channels; ++o)
-    for (size_t i = 0; i < s.group_in; ++i)
-      for (size_t k = 0; k < kernel; ++k) ohwi[(o * kernel + k) * s.group_in + i] = w[(o * s.group_in + i) * kernel + k];
-  xnn_operator_t op = create_qc8(c, s, ohwi.data());
+  std::vector<int8_t> ohwi;
+  if (c.input_info(1).layout != kLayoutOhwi) {
+    ohwi.resize(out_channels * kernel * s.group_in);
+    for (size_t o = 0; o < out_channels; ++o)
+      for (size_t i = 0; i < s.group_in; ++i)
+        for (size_t k = 0; k < kernel; ++k)
+          ohwi[(o * kernel + k) * s.group_in + i] = w[(o * s.group_in + i) * kernel + k];
+    w = ohwi.data();
+  }
+  xnn_operator_t op = create_qc8(c, s, w);
   const Value x = c.xnn_input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
   const size_t batch = static_cast<size_t>(x_shape[0]), height = static_cast<size_t>(x_shape[2]),

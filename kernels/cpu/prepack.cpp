@@ -19,22 +19,26 @@ bool packable_conv(const Node& node) {
   return node.op == "conv2d" || (node.op == "conv_transpose2d" && attr_int(node, "group") == 1);
 }
 
-bool packable_weights(const TensorInfo& info) {
-  return info.is_constant() && info.dtype == DType::f32 && info.shape.size() == 4 && info.layout.empty() && !info.quant;
+// Constant 4-D weights the cpu kernels of `conv` hand to XNNPACK in OHWI order: float32, or int8
+// with quantization parameters for conv2d (the qc8 kernel; per-channel scales stay on axis 0, O).
+bool packable_weights(const TensorInfo& info, const Node& conv) {
+  if (!info.is_constant() || info.shape.size() != 4) return false;
+  return (info.dtype == DType::f32 && !info.quant) || (info.dtype == DType::i8 && info.quant && conv.op == "conv2d");
 }
 
-// conv2d [O, I, kH, kW] or conv_transpose2d [I, O, kH, kW] -> [O, kH, kW, I].
+// conv2d [O, I, kH, kW] or conv_transpose2d [I, O, kH, kW] -> [O, kH, kW, I], for any element size.
 ConstData reorder_to_ohwi(const TensorInfo& info, bool transposed) {
   const auto d0 = static_cast<size_t>(info.shape[0]), d1 = static_cast<size_t>(info.shape[1]);
   const size_t kernel = static_cast<size_t>(info.shape[2]) * static_cast<size_t>(info.shape[3]);
   const size_t out = transposed ? d1 : d0, in = transposed ? d0 : d1;
-  const float* w = info.data.as<float>().data();
+  const size_t size = dtype_size(info.dtype);
+  const std::byte* w = info.data.data();
   ConstData result = ConstData::allocate(info.byte_size());
-  auto* packed = reinterpret_cast<float*>(result.mutable_data());
+  std::byte* packed = result.mutable_data();
   for (size_t o = 0; o < out; ++o)
     for (size_t i = 0; i < in; ++i) {
-      const float* source = w + (transposed ? i * out + o : o * in + i) * kernel;
-      for (size_t s = 0; s < kernel; ++s) packed[(o * kernel + s) * in + i] = source[s];
+      const std::byte* source = w + (transposed ? i * out + o : o * in + i) * kernel * size;
+      for (size_t s = 0; s < kernel; ++s) std::memcpy(packed + ((o * kernel + s) * in + i) * size, source + s * size, size);
     }
   return result;
 }
@@ -65,7 +69,7 @@ PrepackStats prepack_graph(Graph& graph, const PrepackOptions& options) {
     if (!is_conv(node) || node.inputs.size() < 2) continue;
     const std::string& name = node.inputs[1];
     TensorInfo& info = graph.tensor(name);
-    if (!packable_weights(info) || is_graph_output(name)) continue;
+    if (!info.layout.empty() || !packable_weights(info, node) || is_graph_output(name)) continue;
     if (!only_weights_of_one_conv_kind(graph, readers.at(name), name)) continue;
     info.data = reorder_to_ohwi(info, node.op == "conv_transpose2d");
     info.layout = kLayoutOhwi;
@@ -95,7 +99,7 @@ std::optional<std::string> check_layout(const Graph& graph, const Node& node, co
       std::find(graph.inputs.begin(), graph.inputs.end(), name) != graph.inputs.end())
     return std::nullopt;
   if (info.layout == kLayoutOhwi && packable_conv(node) && node.inputs.size() > 1 && node.inputs[1] == name &&
-      info.is_constant() && info.dtype == DType::f32 && info.shape.size() == 4)
+      packable_weights(info, node))
     return std::nullopt;
   return fmt::format("tensor '{}' has layout '{}', which cpu does not read here", name, info.layout);
 }

@@ -141,6 +141,25 @@ if [[ -f "$model/model.onnx" ]]; then
     failures+=("mobilenet_v2 missing: the image check did not run")
   fi
 
+  # An int8 model (mt-quantize) keeps working: the int8 conv2d weights are stored OHWI too, and the
+  # prepacked model gives bit-identical results, with NCHW and with NHWC input.
+  if command -v mt-quantize > /dev/null; then
+    digits="$MT_SOURCE_DIR/models"
+    mt-convert -q "$digits/digits.onnx" --input-shape image:20,1,8,8 | mt-fuse -q |
+      mt-quantize -q --calibration "$digits/digits-calib.npy" -o "$work/int8.mt"
+    mt-prepack --backend cpu "$work/int8.mt" -o "$work/int8.cpu.mt"
+    mt-prepack --backend cpu --input-layout nhwc "$work/int8.mt" -o "$work/int8.nhwc.mt"
+    "$python" -c 'import numpy, sys; x = numpy.load(sys.argv[1])[:20]; numpy.save(sys.argv[2], x); numpy.save(sys.argv[3], numpy.ascontiguousarray(x.transpose(0, 2, 3, 1)))' \
+      "$digits/digits-test.npy" "$work/digits.npy" "$work/digits.nhwc.npy"
+    mt-opnames --info "$work/int8.cpu.mt" | grep -q '^backend: cpu (prepacked: .*, 2 weights reordered)$' ||
+      fail "int8 model: $(mt-opnames --info "$work/int8.cpu.mt" | grep backend)"
+    mt-run -q --device cpu "$work/int8.mt" --input "$work/digits.npy" --output "$work/int8.npy" > /dev/null
+    mt-run -q --device cpu "$work/int8.cpu.mt" --input "$work/digits.npy" --compare "$work/int8.npy" --atol 0 --rtol 0 \
+      > /dev/null || fail "the prepacked int8 model differs from the int8 model"
+    mt-run -q --device cpu "$work/int8.nhwc.mt" --input "$work/digits.nhwc.npy" --compare "$work/int8.npy" --atol 0 \
+      --rtol 0 > /dev/null || fail "the prepacked int8 model with NHWC input differs from the int8 model"
+  fi
+
   # Pipes end to end, stdin to stdout.
   mt-convert -q "$model/model.onnx" | mt-fuse -q | mt-prepack --backend cpu | mt-run --device cpu --input "$model/input.npy" \
     --compare "$model/expected.npy" --atol-range 1e-4 --rtol 0 > "$work/out"

@@ -68,6 +68,26 @@ TEST_CASE("cpu prepack: conv2d weights become OHWI, values moved as XNNPACK read
   CHECK(b.graph.tensor("x").layout.empty());
 }
 
+TEST_CASE("cpu prepack: int8 conv2d weights become OHWI byte by byte; their per-channel parameters stay") {
+  GraphBuilder b;
+  const auto x = b.input("x", Host::of(DType::i8, {1, 3, 4, 4}, std::vector<int8_t>(48, 1)));
+  b.graph.tensor(x).quant = QuantParams{.scales = {0.5f}, .zero_points = {0}};
+  std::vector<int8_t> values(24);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int8_t>(i);
+  const auto w = b.constant("w", Host::of(DType::i8, {2, 3, 2, 2}, values));
+  const QuantParams per_channel{.scales = {0.1f, 0.2f}, .zero_points = {0, 0}, .axis = 0};
+  b.graph.tensor(w).quant = per_channel;
+  b.output(b.op("conv2d", {x, w}));
+  CHECK(cpu::prepack_graph(b.graph, PrepackOptions{}).weights_reordered == 1);
+  const TensorInfo& packed = b.graph.tensor("w");
+  CHECK(packed.layout == "ohwi");
+  CHECK(packed.quant == per_channel);
+  const auto bytes = packed.data.as<int8_t>();
+  for (int o = 0; o < 2; ++o)
+    for (int i = 0; i < 3; ++i)
+      for (int s = 0; s < 4; ++s) CHECK(bytes[static_cast<size_t>((o * 4 + s) * 3 + i)] == o * 12 + i * 4 + s);
+}
+
 TEST_CASE("cpu prepack: conv_transpose2d weights [I, O, kH, kW] become [O, kH, kW, I]") {
   GraphBuilder b;
   const auto x = b.input("x", random({1, 2, 3, 3}, 1));
