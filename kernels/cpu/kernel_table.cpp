@@ -95,6 +95,7 @@ constexpr std::array kInt8Kernels{
     INT8("add", add),
     INT8("mul", mul),
     INT8("max_pool2d", max_pool2d),
+    INT8("avg_pool2d", avg_pool2d),
     INT8("global_avg_pool", global_avg_pool),
     INT8("sigmoid", sigmoid),
     INT8("hardswish", hardswish),

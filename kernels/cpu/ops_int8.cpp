@@ -1,4 +1,5 @@
-// int8 conv2d, linear, max_pool2d and global_avg_pool as XNNPACK NHWC operators. Convolutions
+// int8 conv2d, linear, max_pool2d and global_avg_pool as XNNPACK NHWC operators, and avg_pool2d
+// as a portable NHWC kernel (this XNNPACK's average pooling is qu8 only). Convolutions
 // use the qc8 operator (per-output-channel weight scales): general, depthwise (XNNPACK picks its
 // depthwise kernels when a group has one input channel) and pointwise alike. Requantization is
 // XNNPACK's fp32 one (accumulator times a float multiplier, rounded half to even), the reference
@@ -13,6 +14,8 @@
 
 #include "kernels/cpu/op_util.h"
 #include "kernels/cpu/ops_int8.h"
+#include "kernels/cpu/parallel.h"
+#include "lib/ops/conv_geometry.h"
 #include "lib/runtime/prepack.h"
 
 namespace mt::cpu {
@@ -209,6 +212,74 @@ void plan_max_pool2d_int8(NodeContext& c) {
   c.add_xnn(op, {x, y}, [batch, height, width](xnn_operator_t o, Pointers p, pthreadpool_t pool) {
     return xnn_setup_max_pooling2d_nhwc_s8(o, batch, height, width, static_cast<const int8_t*>(p[0]),
                                            static_cast<int8_t*>(p[1]), pool);
+  });
+}
+
+std::optional<std::string> check_avg_pool2d_int8(const Graph& graph, const Node& node) {
+  if (auto reason = check_int8_activation(graph, node.inputs[0])) return reason;
+  if (auto reason = check_int8_activation(graph, node.outputs[0])) return reason;
+  if (graph.tensor(node.inputs[0]).shape.size() != 4) return std::string("only 4-D input supported");
+  if (attr_ints(node, "kernel_shape").size() != 2 || attr_ints(node, "strides").size() != 2 ||
+      attr_ints(node, "pads").size() != 4)
+    return std::string("only 2-D windows supported");
+  for (int64_t v : attr_ints(node, "pads"))
+    if (v < 0) return fmt::format("negative pad {} not supported", v);
+  return std::nullopt;
+}
+
+// y = requantize(sum of (x - x_zero) over the taps on the input, x_scale / (count * y_scale)),
+// count as the reference counts (taps on the input, or on the padded input with
+// count_include_pad); one multiplier per output position, formed in float32 as the reference does.
+void plan_avg_pool2d_int8(NodeContext& c) {
+  const Shape xs = c.input_info(0).shape, ys = c.output_info(0).shape;
+  const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
+  const Window2d window = pool_window(c.node());
+  const bool include_pad = attr_int(c.node(), "count_include_pad") == 1;
+  auto taps = [&](int axis, int64_t start, int64_t size) {
+    int64_t valid = 0, padded = 0;
+    for (int64_t k = 0; k < window.kernel[axis]; ++k) {
+      const int64_t i = start + k;
+      valid += i >= 0 && i < size;
+      padded += i >= -window.pad_begin[axis] && i < size + window.pad_end[axis];
+    }
+    return include_pad ? padded : valid;
+  };
+  const size_t out_h = static_cast<size_t>(ys[2]), out_w = static_cast<size_t>(ys[3]);
+  std::vector<float> multipliers(out_h * out_w);
+  for (size_t oh = 0; oh < out_h; ++oh)
+    for (size_t ow = 0; ow < out_w; ++ow) {
+      const int64_t count = taps(0, static_cast<int64_t>(oh) * window.stride[0] - window.pad_begin[0], xs[2]) *
+                            taps(1, static_cast<int64_t>(ow) * window.stride[1] - window.pad_begin[1], xs[3]);
+      multipliers[oh * out_w + ow] = x.scale / (static_cast<float>(count) * y.scale);
+    }
+  const size_t batch = static_cast<size_t>(xs[0]), channels = static_cast<size_t>(xs[1]);
+  const int64_t height = xs[2], width = xs[3];
+  const Value xv = c.input(0, nhwc_layout());
+  const Value yv = c.output(0, nhwc_layout());
+  c.add_kernel({xv, yv}, [=](Pointers p, pthreadpool_t pool) {
+    const auto* in = static_cast<const int8_t*>(p[0]);
+    auto* out = static_cast<int8_t*>(p[1]);
+    parallel_chunks(pool, batch * out_h, 1, [&](size_t begin, size_t end) {
+      for (size_t row = begin; row < end; ++row) {
+        const size_t n = row / out_h, oh = row % out_h;
+        const int64_t top = static_cast<int64_t>(oh) * window.stride[0] - window.pad_begin[0];
+        for (size_t ow = 0; ow < out_w; ++ow) {
+          const int64_t left = static_cast<int64_t>(ow) * window.stride[1] - window.pad_begin[1];
+          const float multiplier = multipliers[oh * out_w + ow];
+          int8_t* dst = out + ((n * out_h + oh) * out_w + ow) * channels;
+          for (size_t ch = 0; ch < channels; ++ch) {
+            int32_t acc = 0;
+            for (int64_t ih = std::max<int64_t>(top, 0); ih < std::min(top + window.kernel[0], height); ++ih)
+              for (int64_t iw = std::max<int64_t>(left, 0); iw < std::min(left + window.kernel[1], width); ++iw)
+                acc += in[((n * static_cast<size_t>(height) + static_cast<size_t>(ih)) * static_cast<size_t>(width) +
+                           static_cast<size_t>(iw)) * channels + ch] - x.zero_point;
+            float v = static_cast<float>(acc) * multiplier;
+            v = std::clamp(v, -128.0f - static_cast<float>(y.zero_point), 127.0f - static_cast<float>(y.zero_point));
+            dst[ch] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + y.zero_point);
+          }
+        }
+      }
+    });
   });
 }
 

@@ -15,12 +15,14 @@ namespace mt::cpu {
   std::optional<std::string> check_##name##_int8(const Graph& graph, const Node& node); \
   void plan_##name##_int8(NodeContext& context);
 
-// ops_int8.cpp: XNNPACK qc8 convolution (general, depthwise, pointwise; linear as a 1x1
+// ops_int8.cpp: avg_pool2d (a portable NHWC kernel: this XNNPACK's average pooling is qu8 only),
+// XNNPACK qc8 convolution (general, depthwise, pointwise; linear as a 1x1
 // convolution, since this XNNPACK's qs8 fully connected has one weight scale only), s8 max
 // pooling, qs8 global average pooling
 MT_CPU_INT8_OP(conv2d)
 MT_CPU_INT8_OP(linear)
 MT_CPU_INT8_OP(max_pool2d)
+MT_CPU_INT8_OP(avg_pool2d)
 MT_CPU_INT8_OP(global_avg_pool)
 // ops_int8_elementwise.cpp: qs8 add and mul, qs8 sigmoid, hardswish and hardsigmoid (256-entry
 // tables), and

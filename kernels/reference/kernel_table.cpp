@@ -42,6 +42,7 @@ KernelMap build_table() {
   register_shape_kernels(table);
   register_quantized_kernels(table);
   register_quantized_elementwise_kernels(table);
+  register_quantized_pool_kernels(table);
   g_building = nullptr;
   return kernels;
 }

@@ -54,5 +54,6 @@ void register_resize_kernels(KernelTable& table);
 void register_shape_kernels(KernelTable& table);
 void register_quantized_kernels(KernelTable& table);
 void register_quantized_elementwise_kernels(KernelTable& table);
+void register_quantized_pool_kernels(KernelTable& table);
 
 }  // namespace mt::reference

@@ -10,9 +10,9 @@
 namespace mt::quant {
 
 bool has_int8_compute(std::string_view op) {
-  static const std::set<std::string, std::less<>> ops = {"conv2d",          "linear",  "add",       "mul",
-                                                         "max_pool2d",      "concat",  "sigmoid",   "hardswish", "hardsigmoid",
-                                                         "global_avg_pool"};
+  static const std::set<std::string, std::less<>> ops = {
+      "conv2d", "linear", "add", "mul", "max_pool2d", "avg_pool2d", "global_avg_pool", "concat", "sigmoid", "hardswish",
+      "hardsigmoid"};
   return ops.count(op) > 0;
 }
 

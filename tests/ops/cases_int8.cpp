@@ -85,6 +85,16 @@ void add_int8_cases(CaseTable& t) {
                        .attrs = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}},
                                  {"dilations", Ints{1, 1}}},
                        .output_quant = {per_tensor(0.05f, 3)}});
+  t.add("avg_pool2d", {.name = "int8 3x3 s2 pads 1, count_include_pad 0",
+                       .inputs = {int8_input({1, 5, 9, 9}, 0.05f, 3)},
+                       .attrs = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}},
+                                 {"count_include_pad", int64_t{0}}},
+                       .output_quant = {per_tensor(0.03f, -4)}, .integer_tolerance = 1});
+  t.add("avg_pool2d", {.name = "int8 2x2 s2 ceil_mode pads 1, count_include_pad 1",
+                       .inputs = {int8_input({2, 3, 7, 6}, 0.04f, -9)},
+                       .attrs = {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}},
+                                 {"count_include_pad", int64_t{1}}, {"ceil_mode", int64_t{1}}},
+                       .output_quant = {per_tensor(0.02f, 5)}, .integer_tolerance = 1});
   t.add("global_avg_pool", {.name = "int8 1x16x7x7", .inputs = {int8_input({1, 16, 7, 7}, 0.05f, 3)},
                             .output_quant = {per_tensor(0.01f, -2)}, .integer_tolerance = 1});
   t.add("sigmoid", {.name = "int8 output 1/256 zp -128", .inputs = {int8_input({1, 3, 4, 5}, 0.05f, 0)},

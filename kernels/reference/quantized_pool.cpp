@@ -1,0 +1,64 @@
+// Reference int8 avg_pool2d: y = requantize(sum of (x - x_zero) over the window's taps on the
+// input, x_scale / (count * y_scale)), count as the float kernel counts (the taps on the input,
+// or with count_include_pad the taps on the padded input: padding is real zero, x_zero, and adds
+// nothing to the sum). The multiplier is formed in float32 exactly so, as the cpu kernel forms it.
+#include "kernels/reference/kernel_util.h"
+#include "kernels/reference/quantized.h"
+#include "kernels/reference/reference.h"
+#include "lib/ops/conv_geometry.h"
+
+namespace mt::reference {
+namespace {
+
+std::pair<float, int32_t> per_tensor(const Node& node, const TensorInfo& info) {
+  require_dtype(node, info, DType::i8);
+  if (!info.quant || info.quant->axis >= 0 || info.quant->scales.size() != 1 || info.quant->zero_points.size() != 1)
+    unsupported("node '{}' ({}): int8 tensor '{}' needs per-tensor quantization parameters", node.name, node.op,
+                info.name);
+  return {info.quant->scales[0], info.quant->zero_points[0]};
+}
+
+// Taps of one window axis on the input and on the padded input.
+std::pair<int64_t, int64_t> taps(const Window2d& window, int axis, int64_t start, int64_t size) {
+  int64_t valid = 0, padded = 0;
+  for (int64_t k = 0; k < window.kernel[axis]; ++k) {
+    const int64_t i = start + k;
+    valid += i >= 0 && i < size;
+    padded += i >= -window.pad_begin[axis] && i < size + window.pad_end[axis];
+  }
+  return {valid, padded};
+}
+
+void avg_pool2d(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
+  const auto [x_scale, x_zero] = per_tensor(node, *in[0].info);
+  const auto [y_scale, y_zero] = per_tensor(node, *out[0].info);
+  const Shape& xs = in[0].info->shape;
+  const Shape& ys = out[0].info->shape;
+  const Window2d window = pool_window(node);
+  const bool include_pad = attr_int(node, "count_include_pad") == 1;
+  const int8_t* x = in[0].as<int8_t>();
+  int8_t* y = out[0].as<int8_t>();
+  const int64_t planes = xs[0] * xs[1], height = xs[2], width = xs[3];
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t oh = 0; oh < ys[2]; ++oh) {
+      const int64_t top = oh * window.stride[0] - window.pad_begin[0];
+      const auto rows = taps(window, 0, top, height);
+      for (int64_t ow = 0; ow < ys[3]; ++ow) {
+        const int64_t left = ow * window.stride[1] - window.pad_begin[1];
+        const auto columns = taps(window, 1, left, width);
+        int32_t acc = 0;
+        for (int64_t ih = std::max<int64_t>(top, 0); ih < std::min(top + window.kernel[0], height); ++ih)
+          for (int64_t iw = std::max<int64_t>(left, 0); iw < std::min(left + window.kernel[1], width); ++iw)
+            acc += x[(p * height + ih) * width + iw] - x_zero;
+        const int64_t count = include_pad ? rows.second * columns.second : rows.first * columns.first;
+        const float multiplier = x_scale / (static_cast<float>(count) * y_scale);
+        y[(p * ys[2] + oh) * ys[3] + ow] = requantize(acc, multiplier, y_zero, -128, 127);
+      }
+    }
+}
+
+}  // namespace
+
+void register_quantized_pool_kernels(KernelTable& table) { table.add_int8("avg_pool2d", avg_pool2d); }
+
+}  // namespace mt::reference
