@@ -151,7 +151,7 @@ void plan_binary(NodeContext& c) {
     // XNNPACK wants at least one dim: a scalar is [1].
     const size_t dims = std::max<size_t>(rank, 1);
     if (rank == 0) shape_a[0] = shape_b[0] = 1;
-    c.add_xnn(op, {a, b, y}, [setup, shape_a, shape_b, dims](xnn_operator_t o, Pointers p, pthreadpool_t pool) {
+    c.add_xnn(op, {a, b, y}, [setup = setup, shape_a, shape_b, dims](xnn_operator_t o, Pointers p, pthreadpool_t pool) {
       return setup(o, dims, shape_a.data(), dims, shape_b.data(), static_cast<const float*>(p[0]),
                    static_cast<const float*>(p[1]), static_cast<float*>(p[2]), pool);
     });

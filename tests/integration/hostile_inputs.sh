@@ -19,7 +19,7 @@ out_dir="$work/out"
 mkdir -p "$out_dir"
 # Sanitizer builds (scripts/test-sanitizers.sh) reserve terabytes of address space: no ulimit -v.
 sanitized=0
-if ldd "$(command -v mt-run)" | grep -q libasan; then sanitized=1; fi
+if grep -qa __asan_init "$(command -v mt-run)"; then sanitized=1; fi  # GCC links libasan, clang links it in
 
 fail() {
   echo "FAIL: $*" >&2
