@@ -11,7 +11,7 @@
 
 namespace mt {
 
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;  // 2: per-channel quantization tables in the data section
 inline constexpr size_t kHeaderSize = 128;
 inline constexpr size_t kDataAlignment = 64;
 // The most nodes a model may have. Far above real networks (tens of thousands of nodes at most),

@@ -268,7 +268,43 @@ TEST_CASE("graph validation") {
     tensor_entry(doc, "w")["quant"] = {{"scales", {0.1, 0.2}}, {"zero_points", {0, 0}}, {"axis", 0}};
     expect_error(with_json(good, doc), ExitCode::invalid_input, "expected 3");
   }
+  SUBCASE("a per-channel quantization table outside the data section, misaligned, or holding bad values") {
+    const int64_t w_offset = tensor_entry(doc, "w")["offset"], b_offset = tensor_entry(doc, "b")["offset"];
+    json& quant = tensor_entry(doc, "w")["quant"] = {{"axis", 0}, {"table_offset", 1 << 20}};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "quant table (3 channels at 1048576) lies outside");
+    quant["table_offset"] = 8;
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "quant table offset 8 is not 64-byte aligned");
+    quant["axis"] = -1;
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "a quant table needs a per-channel axis, got -1");
+    // Tables read over other constants: w's floats 4, 5, 6 as zero points, b's -0.5 as a scale.
+    quant = {{"axis", 0}, {"table_offset", w_offset}};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "zero point 1082130432 is out of range");
+    quant = {{"axis", 0}, {"table_offset", b_offset}};
+    expect_error(with_json(good, doc), ExitCode::invalid_input, "quant scale -0.5 must be positive and finite");
+  }
   SUBCASE("the unmodified JSON still reads") { CHECK_NOTHROW(decode_model(as_input(with_json(good, doc)))); }
+}
+
+TEST_CASE("quantization parameters: per tensor inline, per channel as a binary table, both round trip") {
+  Graph g = make_graph();
+  g.tensors.at("w").quant = QuantParams{.scales = {0.5f, 0.25f, 1e-7f}, .zero_points = {0, -3, 255}, .axis = 0};
+  g.tensors.at("x").quant = QuantParams{.scales = {0.1f}, .zero_points = {-128}, .axis = -1};
+  const auto bytes = encode_model(g);
+  const json doc = graph_json(bytes);
+  CHECK(tensor_entry(const_cast<json&>(doc), "x")["quant"] ==
+        json{{"scales", {0.1f}}, {"zero_points", {-128}}, {"axis", -1}});
+  const json w_quant = tensor_entry(const_cast<json&>(doc), "w")["quant"];
+  CHECK_FALSE(w_quant.contains("scales"));
+  // The table follows every constant: 16 bytes into the data section's 64-byte slots after w, b, c.
+  const int64_t table_offset = w_quant["table_offset"];
+  CHECK(table_offset == 3 * 64);
+  const auto data_offset = read_le<uint64_t>(bytes, 40);
+  CHECK(read_le<uint32_t>(bytes, data_offset + table_offset) == 0x3f000000u);       // 0.5f
+  CHECK(read_le<uint32_t>(bytes, data_offset + table_offset + 16) == 0xfffffffdu);  // zero point -3
+  const Graph back = decode_model(as_input(bytes));
+  CHECK(back.tensor("w").quant == g.tensor("w").quant);
+  CHECK(back.tensor("x").quant == g.tensor("x").quant);
+  CHECK(encode_model(back) == bytes);
 }
 
 TEST_CASE("save_model writes atomically and never leaves partial output") {
