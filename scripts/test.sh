@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds, and runs every test: unit tests,
-# the op harness, and the integration tests on real models (exported by scripts/export_models.py).
+# the op harness, and the integration tests on real models (exported by scripts/export_models.py);
+# then the sanitizer stage (scripts/test-sanitizers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -9,3 +10,9 @@ scripts/build.sh
 # fails them instead of skipping them.
 export MT_REQUIRE_VULKAN=1
 ctest --test-dir build --output-on-failure -j"${MT_JOBS:-$(nproc)}" "$@"
+# Then the sanitizer stage: the unit, op and pipeline tests again under ASan + UBSan, in its own
+# build directory (scripts/test-sanitizers.sh). Skipped when ctest arguments select tests, or with
+# MT_SKIP_SANITIZERS=1.
+if [[ $# -eq 0 && ${MT_SKIP_SANITIZERS:-0} != 1 ]]; then
+  scripts/test-sanitizers.sh
+fi
