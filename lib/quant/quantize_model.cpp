@@ -2,9 +2,18 @@
 
 #include <spdlog/spdlog.h>
 
+#include "lib/core/error.h"
+#include "lib/runtime/prepack.h"
+
 namespace mt::quant {
 
 ModelResult quantize_model(const Graph& fp32, const std::vector<Sample>& samples, const ModelOptions& options) {
+  // Calibration runs the float model on the reference backend, which has no prepacked form, and
+  // the quantized weights must be packed after quantization anyway.
+  if (const auto target = packed_backend(fp32))
+    unsupported("the model is prepacked for backend '{}': quantize the model from before mt-prepack, then prepack "
+                "the int8 model",
+                *target);
   const auto ranges = calibrate(fp32, samples, options.calibration);
   QuantizeOptions quantize = options.quantize;
   ModelResult result{quantize_graph(fp32, ranges, quantize), std::nullopt, {}};

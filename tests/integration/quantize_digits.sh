@@ -92,6 +92,18 @@ out = report["outputs"][0]
 assert out["tensor"] == "logits" and out["cosine"] > 0.99 and out["top1_agreement"] >= 0.95, out
 PY
 
+# The vulkan backend has no int8 kernels: checked without a device, it refuses the quantized model
+# naming every int8 node (mt-run --device vulkan refuses it the same way before running), and
+# mt-prepack has no vulkan form to offer (mt-quantize(1), BACKENDS).
+status=0
+mt-opnames --check vulkan "$work/int8.mt" > "$work/vulkan-check.txt" 2>&1 || status=$?
+[ "$status" -eq 4 ] || fail "mt-opnames --check vulkan on the int8 model: status $status, expected 4"
+[ "$(grep -c $'\tconv2d\tdtype int8 not supported' "$work/vulkan-check.txt")" -eq 2 ] ||
+  fail "mt-opnames --check vulkan does not name both int8 convolutions: $(cat "$work/vulkan-check.txt")"
+status=0
+mt-prepack --backend vulkan "$work/int8.mt" -o "$work/int8-vulkan.mt" 2> /dev/null || status=$?
+[ "$status" -eq 2 ] && [ ! -e "$work/int8-vulkan.mt" ] || fail "mt-prepack --backend vulkan: status $status, expected 2"
+
 # Methods, keep-fp32, quantize-io, auto-fallback.
 mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --method entropy -o "$work/entropy.mt"
 mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --method percentile --percentile 99.9 \

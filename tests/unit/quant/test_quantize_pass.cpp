@@ -257,4 +257,18 @@ TEST_CASE("report: per-layer error worst first, outputs close to fp32, auto-fall
   CHECK(op_counts(all.quantized.graph).count("quantize") == 0);
 }
 
+TEST_CASE("a prepacked model is refused: quantize before mt-prepack") {
+  Graph packed = small_network();
+  packed.metadata["backend"] = "cpu";
+  try {
+    quantize_model(packed, random_samples(2), {});
+    FAIL("a prepacked model was quantized");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::unsupported);
+    CHECK(std::string(e.what()) ==
+          "the model is prepacked for backend 'cpu': quantize the model from before mt-prepack, then prepack the int8 "
+          "model");
+  }
+}
+
 }  // namespace mt::quant
