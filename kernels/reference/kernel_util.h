@@ -22,6 +22,23 @@ inline void require_dtype(const Node& node, const TensorInfo& tensor, DType expe
                 dtype_name(expected), tensor.name, dtype_name(tensor.dtype));
 }
 
+// The parameters of an int8 tensor quantized per tensor (activations): real = scale (q - zero_point).
+struct TensorQuant {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+  bool operator==(const TensorQuant&) const = default;
+};
+
+// `info`'s per-tensor parameters; Error(unsupported) naming the node unless it is int8 quantized
+// per tensor.
+inline TensorQuant per_tensor_quant(const Node& node, const TensorInfo& info) {
+  require_dtype(node, info, DType::i8);
+  if (!info.quant || info.quant->axis >= 0 || info.quant->scales.size() != 1 || info.quant->zero_points.size() != 1)
+    unsupported("node '{}' ({}): int8 tensor '{}' needs per-tensor quantization parameters", node.name, node.op,
+                info.name);
+  return {info.quant->scales[0], info.quant->zero_points[0]};
+}
+
 // The clamp that mt-fuse folds into a producer (attributes act_min, act_max). A bound at or
 // beyond +-FLT_MAX (the defaults) means none, so an infinite result stays infinite; NaN stays NaN.
 struct ActivationBounds {

@@ -16,21 +16,6 @@
 namespace mt::reference {
 namespace {
 
-struct TensorQuant {
-  float scale = 1.0f;
-  int32_t zero_point = 0;
-  bool operator==(const TensorQuant&) const = default;
-};
-
-// The per-tensor parameters of an int8 activation; Error(unsupported) naming the node otherwise.
-TensorQuant per_tensor(const Node& node, const TensorInfo& info) {
-  require_dtype(node, info, DType::i8);
-  if (!info.quant || info.quant->axis >= 0 || info.quant->scales.size() != 1 || info.quant->zero_points.size() != 1)
-    unsupported("node '{}' ({}): int8 tensor '{}' needs per-tensor quantization parameters", node.name, node.op,
-                info.name);
-  return {info.quant->scales[0], info.quant->zero_points[0]};
-}
-
 // Per-output-channel weight scales (axis 0, zero point 0), one per channel.
 std::vector<float> weight_scales(const Node& node, const TensorInfo& info) {
   require_dtype(node, info, DType::i8);
@@ -65,22 +50,22 @@ std::pair<int32_t, int32_t> int8_bounds(const Node& node, TensorQuant y) {
 
 void quantize(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
   require_dtype(node, *in[0].info, DType::f32);
-  const TensorQuant q = per_tensor(node, *out[0].info);
+  const TensorQuant q = per_tensor_quant(node, *out[0].info);
   const float* x = in[0].as<float>();
   int8_t* y = out[0].as<int8_t>();
   for (int64_t i = 0, n = out[0].info->numel(); i < n; ++i) y[i] = quantize_value(x[i], q.scale, q.zero_point);
 }
 
 void dequantize(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const TensorQuant q = per_tensor(node, *in[0].info);
+  const TensorQuant q = per_tensor_quant(node, *in[0].info);
   const int8_t* x = in[0].as<int8_t>();
   float* y = out[0].as<float>();
   for (int64_t i = 0, n = out[0].info->numel(); i < n; ++i) y[i] = dequantize_value(x[i], q.scale, q.zero_point);
 }
 
 void conv2d(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const TensorQuant xq = per_tensor(node, *in[0].info);
-  const TensorQuant yq = per_tensor(node, *out[0].info);
+  const TensorQuant xq = per_tensor_quant(node, *in[0].info);
+  const TensorQuant yq = per_tensor_quant(node, *out[0].info);
   const std::vector<float> wscale = weight_scales(node, *in[1].info);
   const int32_t* bias = int32_bias(node, in);
   const auto [lo, hi] = int8_bounds(node, yq);
@@ -121,8 +106,8 @@ void conv2d(const Node& node, std::span<const ConstView> in, std::span<const Mut
 }
 
 void linear(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const TensorQuant xq = per_tensor(node, *in[0].info);
-  const TensorQuant yq = per_tensor(node, *out[0].info);
+  const TensorQuant xq = per_tensor_quant(node, *in[0].info);
+  const TensorQuant yq = per_tensor_quant(node, *out[0].info);
   const std::vector<float> wscale = weight_scales(node, *in[1].info);
   const int32_t* bias = int32_bias(node, in);
   const auto [lo, hi] = int8_bounds(node, yq);
@@ -141,9 +126,9 @@ void linear(const Node& node, std::span<const ConstView> in, std::span<const Mut
 
 // y = round_half_even((sa (a - za) + sb (b - zb)) / sy) + zy, computed in float32, then the fused clamp.
 void add(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const TensorQuant aq = per_tensor(node, *in[0].info);
-  const TensorQuant bq = per_tensor(node, *in[1].info);
-  const TensorQuant yq = per_tensor(node, *out[0].info);
+  const TensorQuant aq = per_tensor_quant(node, *in[0].info);
+  const TensorQuant bq = per_tensor_quant(node, *in[1].info);
+  const TensorQuant yq = per_tensor_quant(node, *out[0].info);
   const auto [lo, hi] = int8_bounds(node, yq);
   const Shape& ys = out[0].info->shape;
   const std::array<std::vector<int64_t>, 2> strides{broadcast_strides(in[0].info->shape, ys),
@@ -165,8 +150,8 @@ void add(const Node& node, std::span<const ConstView> in, std::span<const MutVie
 // Max pooling commutes with a monotonic requantization; with equal input and output parameters
 // (what the quantize pass writes) it is a max over int8 values.
 void max_pool2d(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const TensorQuant xq = per_tensor(node, *in[0].info);
-  const TensorQuant yq = per_tensor(node, *out[0].info);
+  const TensorQuant xq = per_tensor_quant(node, *in[0].info);
+  const TensorQuant yq = per_tensor_quant(node, *out[0].info);
   const Shape& xs = in[0].info->shape;
   const Shape& ys = out[0].info->shape;
   const Window2d window = pool_window(node);
@@ -193,8 +178,8 @@ void max_pool2d(const Node& node, std::span<const ConstView> in, std::span<const
 
 // y = requantize(sum(x - zx), sx / (count * sy)): XNNPACK's qs8 global average pooling.
 void global_avg_pool(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const TensorQuant xq = per_tensor(node, *in[0].info);
-  const TensorQuant yq = per_tensor(node, *out[0].info);
+  const TensorQuant xq = per_tensor_quant(node, *in[0].info);
+  const TensorQuant yq = per_tensor_quant(node, *out[0].info);
   const Shape& xs = in[0].info->shape;
   const int64_t planes = xs[0] * xs[1];
   const int64_t count = planes == 0 ? 0 : in[0].info->numel() / planes;

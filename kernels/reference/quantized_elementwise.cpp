@@ -13,24 +13,10 @@
 namespace mt::reference {
 namespace {
 
-struct Params {
-  float scale = 1.0f;
-  int32_t zero_point = 0;
-  bool operator==(const Params&) const = default;
-};
-
-Params per_tensor(const Node& node, const TensorInfo& info) {
-  require_dtype(node, info, DType::i8);
-  if (!info.quant || info.quant->axis >= 0 || info.quant->scales.size() != 1 || info.quant->zero_points.size() != 1)
-    unsupported("node '{}' ({}): int8 tensor '{}' needs per-tensor quantization parameters", node.name, node.op,
-                info.name);
-  return {info.quant->scales[0], info.quant->zero_points[0]};
-}
-
 // y = requantize((a - za) (b - zb), sa sb / sy): the product is exact in int32.
 void mul(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const Params aq = per_tensor(node, *in[0].info), bq = per_tensor(node, *in[1].info);
-  const Params yq = per_tensor(node, *out[0].info);
+  const TensorQuant aq = per_tensor_quant(node, *in[0].info), bq = per_tensor_quant(node, *in[1].info);
+  const TensorQuant yq = per_tensor_quant(node, *out[0].info);
   const Shape& ys = out[0].info->shape;
   const std::array<std::vector<int64_t>, 2> strides{broadcast_strides(in[0].info->shape, ys),
                                                     broadcast_strides(in[1].info->shape, ys)};
@@ -46,7 +32,7 @@ void mul(const Node& node, std::span<const ConstView> in, std::span<const MutVie
 
 template <typename Fn>
 void unary(const Node& node, std::span<const ConstView> in, std::span<const MutView> out, Fn fn) {
-  const Params xq = per_tensor(node, *in[0].info), yq = per_tensor(node, *out[0].info);
+  const TensorQuant xq = per_tensor_quant(node, *in[0].info), yq = per_tensor_quant(node, *out[0].info);
   const int8_t* x = in[0].as<int8_t>();
   int8_t* y = out[0].as<int8_t>();
   for (int64_t i = 0, n = out[0].info->numel(); i < n; ++i)
@@ -67,7 +53,7 @@ void hardsigmoid(const Node& node, std::span<const ConstView> in, std::span<cons
 }
 
 void concat(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const Params yq = per_tensor(node, *out[0].info);
+  const TensorQuant yq = per_tensor_quant(node, *out[0].info);
   const Shape& out_shape = out[0].info->shape;
   const size_t axis = *normalize_axis(attr_int(node, "axis"), out_shape.size());
   int64_t outer = 1, inner = 1;
@@ -77,7 +63,7 @@ void concat(const Node& node, std::span<const ConstView> in, std::span<const Mut
   int8_t* y = out[0].as<int8_t>();
   int64_t column = 0;  // where this input starts within an output row
   for (const ConstView& view : in) {
-    const Params xq = per_tensor(node, *view.info);
+    const TensorQuant xq = per_tensor_quant(node, *view.info);
     const int64_t row = view.info->shape[axis] * inner;
     const int8_t* x = view.as<int8_t>();
     for (int64_t o = 0; o < outer; ++o) {

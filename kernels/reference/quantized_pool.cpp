@@ -10,14 +10,6 @@
 namespace mt::reference {
 namespace {
 
-std::pair<float, int32_t> per_tensor(const Node& node, const TensorInfo& info) {
-  require_dtype(node, info, DType::i8);
-  if (!info.quant || info.quant->axis >= 0 || info.quant->scales.size() != 1 || info.quant->zero_points.size() != 1)
-    unsupported("node '{}' ({}): int8 tensor '{}' needs per-tensor quantization parameters", node.name, node.op,
-                info.name);
-  return {info.quant->scales[0], info.quant->zero_points[0]};
-}
-
 // Taps of one window axis on the input and on the padded input.
 std::pair<int64_t, int64_t> taps(const Window2d& window, int axis, int64_t start, int64_t size) {
   int64_t valid = 0, padded = 0;
@@ -30,8 +22,8 @@ std::pair<int64_t, int64_t> taps(const Window2d& window, int axis, int64_t start
 }
 
 void avg_pool2d(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const auto [x_scale, x_zero] = per_tensor(node, *in[0].info);
-  const auto [y_scale, y_zero] = per_tensor(node, *out[0].info);
+  const auto [x_scale, x_zero] = per_tensor_quant(node, *in[0].info);
+  const auto [y_scale, y_zero] = per_tensor_quant(node, *out[0].info);
   const Shape& xs = in[0].info->shape;
   const Shape& ys = out[0].info->shape;
   const Window2d window = pool_window(node);
