@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <sstream>
 #include <string_view>
 
 #include "lib/ops/registry.h"
@@ -66,6 +67,22 @@ CaseGraph build_case(const std::string& op, const OpCase& c, uint64_t seed) {
     graph.tensor(graph.outputs[i]).quant = c.output_quant[i];
   graph.validate();
   return built;
+}
+
+uint64_t case_seed(const std::string& op, const OpCase& c) {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char ch : op + "/" + c.name) hash = (hash ^ ch) * 1099511628211ull;
+  return hash;
+}
+
+std::set<std::string> selected_ops() {
+  std::set<std::string> ops;
+  if (const char* env = std::getenv("MT_OPS")) {
+    std::stringstream list(env);
+    for (std::string op; std::getline(list, op, ',');)
+      if (!op.empty()) ops.insert(op);
+  }
+  return ops;
 }
 
 bool vulkan_required() {

@@ -2,7 +2,9 @@
 // on a backend, and compares two backends' outputs element by element.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,11 @@ struct CaseGraph {
   std::vector<HostArray> inputs;
 };
 CaseGraph build_case(const std::string& op, const OpCase& c, uint64_t seed);
+// The seed of a case's random data: a hash of "op/case", so every backend and every run of a
+// case sees the same inputs and weights.
+uint64_t case_seed(const std::string& op, const OpCase& c);
+// The ops MT_OPS names (comma-separated) to run only those; empty when it is unset: every op.
+std::set<std::string> selected_ops();
 
 // Plans and runs the graph on `backend`; the outputs in graph.outputs order.
 std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, int threads);

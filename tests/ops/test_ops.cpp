@@ -7,7 +7,6 @@
 
 #include <cstdlib>
 #include <set>
-#include <sstream>
 
 #include "kernels/reference/reference_backend.h"
 #include "lib/ops/registry.h"
@@ -20,22 +19,6 @@ namespace {
 // Backends that must accept at least one case of every op (the issue's "harness passes for every
 // registered op on cpu and reference").
 const std::set<std::string> kMustRunEveryOp = {"reference", "cpu"};
-
-uint64_t fnv1a(const std::string& text) {
-  uint64_t hash = 1469598103934665603ull;
-  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
-
-std::set<std::string> selected_ops() {
-  std::set<std::string> ops;
-  if (const char* env = std::getenv("MT_OPS")) {
-    std::stringstream list(env);
-    for (std::string op; std::getline(list, op, ',');)
-      if (!op.empty()) ops.insert(op);
-  }
-  return ops;
-}
 
 size_t nan_count(const HostArray& array) {
   if (array.dtype != DType::f32) return 0;
@@ -87,7 +70,7 @@ TEST_CASE("every backend matches the reference on every op case") {
       CaseGraph built;
       std::vector<HostArray> expected;
       try {
-        built = build_case(op, c, fnv1a(op + "/" + c.name));
+        built = build_case(op, c, case_seed(op, c));
         expected = run_case(*reference, built, 1);
       } catch (const std::exception& e) {
         FAIL_CHECK(where << ": reference: " << std::string(e.what()));

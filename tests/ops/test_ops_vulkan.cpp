@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "kernels/reference/reference_backend.h"
 #include "lib/core/error.h"
@@ -47,22 +46,6 @@ const std::map<std::string, double, std::less<>> kFp16Tolerance = {
     {"gather", kCopy},
 };
 
-uint64_t fnv1a(const std::string& text) {
-  uint64_t hash = 1469598103934665603ull;
-  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
-
-std::set<std::string> selected_ops() {
-  std::set<std::string> ops;
-  if (const char* env = std::getenv("MT_OPS")) {
-    std::stringstream list(env);
-    for (std::string op; std::getline(list, op, ',');)
-      if (!op.empty()) ops.insert(op);
-  }
-  return ops;
-}
-
 }  // namespace
 
 TEST_CASE("vulkan in fp16 matches the reference within the per-op fp16 tolerances") {
@@ -88,7 +71,7 @@ TEST_CASE("vulkan in fp16 matches the reference within the per-op fp16 tolerance
       CaseGraph built;
       std::vector<HostArray> expected;
       try {
-        built = build_case(op, c, fnv1a(op + "/" + c.name));
+        built = build_case(op, c, case_seed(op, c));
         if (vulkan->check_node(built.graph, built.graph.nodes[0])) continue;
         expected = run_case(*reference, built, 1);
       } catch (const std::exception&) {
