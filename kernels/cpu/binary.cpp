@@ -112,21 +112,18 @@ std::optional<std::string> check_binary(const Graph& graph, const Node& node) {
   return check_dtypes(graph, node, {DType::f32, DType::i32, DType::i64});
 }
 
+Layout binary_output_layout(NodeContext& c) {
+  const Shape& out_shape = c.output_info(0).shape;
+  for (bool constants : {false, true})
+    for (size_t i = 0; i < 2; ++i)
+      if (c.is_constant(i) == constants && c.input_info(i).shape == out_shape) return c.input(i).layout;
+  return identity_layout(out_shape.size());
+}
+
 void plan_binary(NodeContext& c) {
   const Shape& out_shape = c.output_info(0).shape;
   const size_t rank = out_shape.size();
-  // The output takes the layout of an operand that has the output's full shape, preferring
-  // computed tensors over constants (constants are reordered at planning, for free).
-  Layout layout = identity_layout(rank);
-  for (bool constants : {false, true}) {
-    bool found = false;
-    for (size_t i = 0; i < 2 && !found; ++i) {
-      if (c.is_constant(i) != constants || c.input_info(i).shape != out_shape) continue;
-      layout = c.input(i).layout;
-      found = true;
-    }
-    if (found) break;
-  }
+  const Layout layout = binary_output_layout(c);
 
   Shape physical[2];
   for (size_t i = 0; i < 2; ++i) {

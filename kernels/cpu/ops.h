@@ -72,6 +72,10 @@ MT_CPU_OP(dequantize)
 
 #undef MT_CPU_OP
 
+// binary.cpp, shared with the int8 binaries: the output takes the layout of an operand with the
+// output's full shape, computed tensors first (constants are reordered at planning, for free).
+Layout binary_output_layout(NodeContext& context);
+
 // reduce.cpp, shared with the global pools: reduces logical `axes` of input 0 into output 0.
 enum class ReduceKind;
 void plan_reduction(NodeContext& context, const std::vector<int>& axes, bool keepdims, ReduceKind kind);

@@ -31,17 +31,7 @@ using QS8Setup = xnn_status (*)(xnn_operator_t, size_t, const size_t*, size_t, c
 void plan_qs8_binary(NodeContext& c, xnn_operator_t op, QS8Setup setup) {
   const Shape& out_shape = c.output_info(0).shape;
   const size_t rank = out_shape.size();
-  // The layout of a computed operand with the output's full shape (else a constant's, else row-major).
-  Layout layout = identity_layout(rank);
-  for (bool constants : {false, true}) {
-    bool found = false;
-    for (size_t i = 0; i < 2 && !found; ++i) {
-      if (c.is_constant(i) != constants || c.input_info(i).shape != out_shape) continue;
-      layout = c.input(i).layout;
-      found = true;
-    }
-    if (found) break;
-  }
+  const Layout layout = binary_output_layout(c);
   std::array<size_t, XNN_MAX_TENSOR_DIMS> shapes[2]{};
   for (size_t i = 0; i < 2; ++i) {
     const Shape& shape = c.input_info(i).shape;
