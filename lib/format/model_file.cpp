@@ -9,6 +9,7 @@
 #include "lib/core/error.h"
 #include "lib/core/version.h"
 #include "lib/format/checksum.h"
+#include "lib/ir/stored_layout.h"
 #include "lib/ops/registry.h"
 #include "mt/version.h"
 
@@ -141,9 +142,10 @@ Layout plan_layout(const Graph& graph) {
   };
   std::map<std::string, size_t, std::less<>> offset_of, quant_offset_of;
   for (const TensorInfo* info : constants) {
-    if (info->data.size() != info->byte_size())
-      fail(ExitCode::failure, "tensor '{}': holds {} bytes, {} {} needs {}", info->name, info->data.size(),
-           dtype_name(info->dtype), shape_str(info->shape), info->byte_size());
+    const uint64_t expected = stored_byte_size(info->dtype, info->shape, info->layout);
+    if (info->data.size() != expected)
+      fail(ExitCode::failure, "tensor '{}': holds {} bytes, {} {} in layout '{}' needs {}", info->name, info->data.size(),
+           dtype_name(info->dtype), shape_str(info->shape), info->layout, expected);
     offset_of[info->name] = add_blob(info->data.data(), info->data.size());
   }
   layout.quant_tables.reserve(graph.tensors.size());  // blobs point into it: no reallocation
@@ -367,9 +369,16 @@ class Reader {
       if (has_offset) {
         const int64_t offset = integer(t["offset"], where + " offset");
         const int64_t size = integer(t["size"], where + " size");
-        const auto expected = static_cast<uint64_t>(*count) * dtype_size(info.dtype);
+        // The size follows from dtype, shape and layout (a vulkan layout pads channels, may be fp16).
+        uint64_t expected = 0;
+        try {
+          expected = stored_byte_size(info.dtype, info.shape, info.layout);
+        } catch (const Error& e) {
+          bad("{}: {}", where, e.what());
+        }
         if (size < 0 || static_cast<uint64_t>(size) != expected)
-          bad("{}: {} bytes stored, but {} {} needs {}", where, size, dtype_text, shape_str(info.shape), expected);
+          bad("{}: {} bytes stored, but {} {}{} needs {}", where, size, dtype_text, shape_str(info.shape),
+              info.layout.empty() ? "" : fmt::format(" in layout '{}'", info.layout), expected);
         if (offset < 0 || offset % static_cast<int64_t>(kDataAlignment) != 0)
           bad("{}: data offset {} is not {}-byte aligned", where, offset, kDataAlignment);
         if (static_cast<uint64_t>(offset) > data_size || expected > data_size - static_cast<uint64_t>(offset))

@@ -11,7 +11,9 @@
 
 namespace mt {
 
-inline constexpr uint32_t kFormatVersion = 2;  // 2: per-channel quantization tables in the data section
+// 2: per-channel quantization tables in the data section; 3: constants in vulkan layouts, whose stored
+// size follows from the layout (lib/ir/stored_layout.h). Every older version is still read.
+inline constexpr uint32_t kFormatVersion = 3;
 inline constexpr size_t kHeaderSize = 128;
 inline constexpr size_t kDataAlignment = 64;
 // The most nodes a model may have. Far above real networks (tens of thousands of nodes at most),

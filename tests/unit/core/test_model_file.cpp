@@ -9,6 +9,7 @@
 
 #include "lib/format/checksum.h"
 #include "lib/format/model_file.h"
+#include "lib/ir/stored_layout.h"
 #include "lib/ops/registry.h"
 
 using namespace mt;
@@ -353,4 +354,57 @@ TEST_CASE("a node list beyond kMaxNodes is refused before any node is read") {
   for (size_t i = 0; i <= kMaxNodes; ++i) doc["nodes"].push_back(nullptr);
   expect_error(with_json(bytes, doc), ExitCode::invalid_input,
                fmt::format("{} nodes, more than the {} a model may have", kMaxNodes + 1, kMaxNodes));
+}
+
+TEST_CASE("stored sizes follow the layout: vulkan layouts pad channels to 4 and may be fp16") {
+  CHECK(stored_byte_size(DType::f32, {3, 2, 1, 1}, "") == 24);
+  CHECK(stored_byte_size(DType::f32, {3, 2, 1, 1}, "ohwi") == 24);
+  CHECK(stored_byte_size(DType::f32, {3, 2, 1, 1}, "vk_conv2d") == 1 * 1 * 16 * 4);
+  CHECK(stored_byte_size(DType::f32, {6, 5, 3, 3}, "vk_conv_transpose2d.f16") == 2 * 2 * 9 * 16 * 2);
+  CHECK(stored_byte_size(DType::f32, {5, 1, 3, 3}, "vk_depthwise") == 2 * 9 * 4 * 4);
+  CHECK(stored_byte_size(DType::f32, {10, 7}, "vk_linear.f16") == 3 * 7 * 4 * 2);
+  CHECK(stored_byte_size(DType::f32, {3}, "vk_channels") == 16);
+  CHECK(stored_byte_size(DType::f32, {0, 2, 1, 1}, "vk_conv2d") == 0);
+  CHECK(parse_vulkan_layout("vk_linear.f16")->fp16);
+  CHECK(parse_vulkan_layout("vk_linear.f16")->layout == VulkanLayout::linear);
+  CHECK_FALSE(parse_vulkan_layout("vk_linear.f32"));
+  CHECK_FALSE(parse_vulkan_layout(".f16"));
+  CHECK(vulkan_layout_tag({VulkanLayout::depthwise, true}) == "vk_depthwise.f16");
+  CHECK_THROWS_AS(stored_byte_size(DType::f32, {3, 2}, "vk_conv2d"), Error);     // rank
+  CHECK_THROWS_AS(stored_byte_size(DType::i8, {3, 2}, "vk_linear"), Error);      // dtype
+  CHECK_THROWS_AS(stored_byte_size(DType::f32, {4, 2, 3, 3}, "vk_depthwise"), Error);  // not one channel a group
+  // Sizes that would not fit 64 bits are refused, not wrapped (each dim within the element limit).
+  CHECK_THROWS_AS(stored_byte_size(DType::f32, {int64_t{1} << 40, int64_t{1} << 40, 1 << 20, 1 << 20}, "vk_conv2d"), Error);
+}
+
+TEST_CASE("a constant in a vulkan layout round trips; its stored size is checked against the layout") {
+  Graph g = make_graph();
+  TensorInfo& w = g.tensors.at("w");  // [3, 2, 1, 1]: one 4x4 block, 16 floats
+  std::vector<float> packed(16, 0.0f);
+  w.data = ConstData::copy_of(packed.data(), packed.size() * 4);
+  w.layout = "vk_conv2d";
+  TensorInfo& b = g.tensors.at("b");  // [3] as fp16, padded to 4 halves
+  b.data = ConstData::allocate(8);
+  b.layout = "vk_channels.f16";
+  const auto bytes = encode_model(g);
+  CHECK(read_le<uint32_t>(bytes, 8) == kFormatVersion);
+  const Graph back = decode_model(as_input(bytes));
+  CHECK(back.tensor("w").data.size() == 64);
+  CHECK(back.tensor("b").data.size() == 8);
+  CHECK(back.tensor("b").layout == "vk_channels.f16");
+  CHECK(encode_model(back) == bytes);
+
+  json doc = graph_json(bytes);
+  tensor_entry(doc, "w")["size"] = 24;  // the row-major size is wrong for the layout
+  expect_error(with_json(bytes, doc), ExitCode::invalid_input, "tensor 'w': 24 bytes stored, but float32 3x2x1x1 in layout 'vk_conv2d' needs 64");
+  doc = graph_json(bytes);
+  tensor_entry(doc, "b")["layout"] = "vk_channels";  // fp32 needs twice the bytes
+  expect_error(with_json(bytes, doc), ExitCode::invalid_input, "in layout 'vk_channels' needs 16");
+  doc = graph_json(bytes);
+  tensor_entry(doc, "b")["layout"] = "vk_linear";
+  expect_error(with_json(bytes, doc), ExitCode::invalid_input, "tensor 'b': layout 'vk_linear' needs a float32 tensor of rank 2");
+
+  // A writer never stores bytes its layout does not account for.
+  w.layout = "vk_conv2d.f16";
+  CHECK_THROWS_AS(encode_model(g), Error);
 }
