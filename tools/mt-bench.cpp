@@ -112,10 +112,11 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->each([&](const std::string&) { o.gpu_given = true; })
       ->capture_default_str();
-  app.add_option("--precision", o.bench.precision, "Storage and arithmetic of the vulkan backend (fp16: accumulations stay fp32)")
+  app.add_option("--precision", o.bench.precision,
+                 "Storage and arithmetic of the vulkan backend (fp16: accumulations stay fp32); default: the "
+                 "precision a vulkan-prepacked model was packed in, else fp32")
       ->check(CLI::IsMember({"fp32", "fp16"}))
-      ->each([&](const std::string&) { o.precision_given = true; })
-      ->capture_default_str();
+      ->each([&](const std::string&) { o.precision_given = true; });
   app.add_option("-w,--warmup", o.bench.warmup, "Unmeasured runs after the first inference")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();

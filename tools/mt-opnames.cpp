@@ -44,12 +44,15 @@ std::string layout_note(const mt::TensorInfo& info) {
   return fmt::format(" ({}: callers pass {})", info.layout, mt::shape_str(mt::caller_shape(info)));
 }
 
-// " (prepacked: activations nhwc, inputs nchw, 52 weights reordered)" from metadata "prepack".
+// " (prepacked: activations nhwc, inputs nchw, 52 weights reordered)" from metadata "prepack" (vulkan:
+// "inputs nchw, fp16, ...").
 std::string prepack_note(const mt::Graph& graph) {
   const auto it = graph.metadata.find("prepack");
   if (it == graph.metadata.end() || !it->is_object()) return "";
-  return fmt::format(" (prepacked: activations {}, inputs {}, {} weights reordered)",
-                     it->value("activation_layout", "?"), it->value("input_layout", "?"),
+  // vulkan records the precision its weights are stored in.
+  const std::string precision = it->contains("precision") ? ", " + it->value("precision", "?") : "";
+  return fmt::format(" (prepacked: activations {}, inputs {}{}, {} weights reordered)",
+                     it->value("activation_layout", "?"), it->value("input_layout", "?"), precision,
                      it->value("weights_reordered", json(0)).dump());
 }
 

@@ -1,5 +1,6 @@
 // mt-prepack: rewrite a model into the form one backend runs directly (cpu: convolution weights in
-// XNNPACK's order, activations fused, optionally channels-last inputs). The result runs only there.
+// XNNPACK's order, activations fused, optionally channels-last inputs; vulkan: weights in the
+// shaders' layouts, fp32 or fp16). The result runs only there.
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
@@ -37,14 +38,21 @@ int main(int argc, char** argv) {
                  "Layout callers supply 4-D float inputs in (nhwc: channels-last, no conversion at the input)")
       ->check(CLI::IsMember({"nchw", "nhwc"}))
       ->capture_default_str();
+  bool precision_given = false;
+  app.add_option("--precision", options.precision, "vulkan: store the packed weights in fp32 or fp16 (the precision "
+                                                   "the model then runs in)")
+      ->check(CLI::IsMember({"fp32", "fp16"}))
+      ->each([&](const std::string&) { precision_given = true; })
+      ->capture_default_str();
 
   return tool.run(argc, argv, [&] {
+    if (precision_given && backend_name != "vulkan") mt::fail(mt::ExitCode::usage, "--precision applies to --backend vulkan only");
     const mt::Backend* backend = mt::find_backend(backend_name);
     mt::Graph graph = tool.load_model(model_path);
     const mt::passes::PrepackOutcome outcome = mt::passes::prepack(graph, *backend, options);
-    spdlog::info("prepacked for {}: {} -> {} nodes ({} batch_norm folded, {} activations fused), inputs {}",
-                 backend_name, outcome.nodes_before, outcome.nodes_after, outcome.batch_norms_folded,
-                 outcome.activations_fused, options.input_layout);
+    spdlog::info("prepacked for {}{}: {} -> {} nodes ({} batch_norm folded, {} activations fused), inputs {}",
+                 backend_name, backend_name == "vulkan" ? " " + options.precision : "", outcome.nodes_before,
+                 outcome.nodes_after, outcome.batch_norms_folded, outcome.activations_fused, options.input_layout);
     tool.save_model(graph, output_path);
     return 0;
   });

@@ -26,7 +26,7 @@ struct Options {
   std::string model;
   int threads = 1;
   int gpu = 0;                    // vulkan
-  std::string precision = "fp32";  // vulkan
+  std::string precision;  // vulkan; empty: mt::default_precision(model)
   bool gpu_given = false, precision_given = false;
   std::vector<std::string> inputs, outputs, compares;
   mt::cli::ImageFlags image;
@@ -94,7 +94,7 @@ int run(const mt::cli::Tool& tool, const Options& o) {
   mt::PlanOptions plan_options;
   plan_options.threads = o.threads;
   plan_options.gpu_index = o.gpu;
-  plan_options.precision = o.precision;
+  plan_options.precision = o.precision.empty() ? mt::default_precision(graph) : o.precision;
   const mt::RunResult result = mt::run_once(*backend, graph, plan_options, inputs);
   spdlog::info("{}: planned in {:.2f} ms, ran in {:.2f} ms; arena {} bytes (unshared {}), weights {} bytes, packed {}",
                o.device, result.plan_seconds * 1e3, result.run_seconds * 1e3, result.memory.arena_bytes,
@@ -202,10 +202,11 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->each([&](const std::string&) { o.gpu_given = true; })
       ->capture_default_str();
-  app.add_option("--precision", o.precision, "Storage and arithmetic of the vulkan backend (fp16: accumulations stay fp32)")
+  app.add_option("--precision", o.precision,
+                 "Storage and arithmetic of the vulkan backend (fp16: accumulations stay fp32); default: the "
+                 "precision a vulkan-prepacked model was packed in, else fp32")
       ->check(CLI::IsMember({"fp32", "fp16"}))
-      ->each([&](const std::string&) { o.precision_given = true; })
-      ->capture_default_str();
+      ->each([&](const std::string&) { o.precision_given = true; });
   app.add_option("-i,--input", o.inputs, "Input from a .npy file or an image (repeat per input; FILE alone for a single-input model)")
       ->option_text("NAME=FILE")
       ->allow_extra_args(false);

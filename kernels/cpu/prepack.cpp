@@ -60,6 +60,7 @@ bool only_weights_of_one_conv_kind(const Graph& graph, const std::vector<size_t>
 PrepackStats prepack_graph(Graph& graph, const PrepackOptions& options) {
   if (options.input_layout != "nchw" && options.input_layout != kLayoutNhwc)
     fail(ExitCode::usage, "input layout '{}' is not one of nchw, nhwc", options.input_layout);
+  if (options.precision != "fp32") fail(ExitCode::usage, "precision {}: the cpu prepacked form is fp32", options.precision);
   PrepackStats stats;
   const auto readers = graph.consumers();
   auto is_graph_output = [&](const std::string& name) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "kernels/vulkan/instance.h"
@@ -113,6 +114,12 @@ DeviceInfo query(VkPhysicalDevice physical, uint32_t index) {
   info.fp16_arithmetic = float16_int8.shaderFloat16 == VK_TRUE;
   info.int8_arithmetic = float16_int8.shaderInt8 == VK_TRUE;
   info.int8_storage = storage8.storageBuffer8BitAccess == VK_TRUE;
+  // A testing knob (mt-run(1), ENVIRONMENT): the "device has no fp16" refusal cannot be reached on
+  // lavapipe, which has fp16, without making the device report none.
+  if (const char* off = std::getenv("MT_VULKAN_DISABLE_FP16"); off != nullptr && std::strcmp(off, "1") == 0) {
+    info.fp16_storage = false;
+    info.fp16_arithmetic = false;
+  }
   return info;
 }
 

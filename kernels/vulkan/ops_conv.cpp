@@ -1,8 +1,10 @@
 // conv2d (general, depthwise and pointwise paths) and conv_transpose2d on packed NCHW tensors, with
-// their weights packed at planning (weight_layout.h).
+// their weights packed at planning (weight_layout.h) or by mt-prepack (prepack.h).
+#include <utility>
 #include <vector>
 
 #include "kernels/vulkan/ops.h"
+#include "kernels/vulkan/prepack.h"
 #include "kernels/vulkan/weight_layout.h"
 #include "lib/ops/conv_geometry.h"
 #include "lib/ops/registry.h"
@@ -25,9 +27,22 @@ ConvShapes shapes(NodeContext& ctx) {
   return {x[0], x[1], x[2], x[3], y[1], y[2], y[3]};
 }
 
-std::vector<float> bias_of(NodeContext& ctx, int64_t channels) {
-  if (!ctx.has_input(2)) return pack_channels(std::vector<float>(static_cast<size_t>(channels), 0.0f).data(), channels);
-  return pack_channels(ctx.constant(2), channels);
+int bias_of(NodeContext& ctx, int64_t channels) {
+  if (ctx.prepacked(2)) return ctx.prepacked_weights(2);
+  if (!ctx.has_input(2)) {
+    const std::vector<float> zeros(static_cast<size_t>(channels), 0.0f);
+    return ctx.weights(pack_channels(zeros.data(), channels));
+  }
+  return ctx.weights(pack_channels(ctx.constant(2), channels));
+}
+
+// The packed weights and their ranges (weight_layout.h), from the model when prepacked.
+std::pair<int, int> conv_weights(NodeContext& ctx, const ConvShapes& s, int64_t group, const Window2d& window,
+                                 bool transposed) {
+  const int64_t kh = window.kernel[0], kw = window.kernel[1];
+  if (ctx.prepacked(1)) return {ctx.prepacked_weights(1), ctx.weights_words(conv_weight_ranges(s.m, s.c, group, kh * kw))};
+  const ConvWeights packed = pack_conv_weights(ctx.constant(1), s.m, s.c, group, kh, kw, transposed);
+  return {ctx.weights(packed.weights), ctx.weights_words(packed.ranges)};
 }
 
 std::optional<std::string> check_constant_weights(const Graph& graph, const Node& node) {
@@ -48,13 +63,15 @@ void plan_conv2d(NodeContext& ctx) {
   const auto [lo, hi] = activation_bounds(node);
   const Tensor& x = ctx.input(0);
   const Tensor y = ctx.output(0);
-  const int bias = ctx.weights(bias_of(ctx, s.m));
+  const int bias = bias_of(ctx, s.m);
   const int64_t in_blocks = (s.c + 3) / 4, out_blocks = (s.m + 3) / 4;
   const std::vector<uint32_t> geometry = {u32(window.kernel[0]), u32(window.kernel[1]), u32(window.stride[0]),
                                           u32(window.stride[1]), u32(window.dilation[0]), u32(window.dilation[1]), kTile};
 
-  if (group == s.c && s.m == s.c && group > 1) {
-    const int weights = ctx.weights(pack_depthwise_weights(ctx.constant(1), s.c, window.kernel[0], window.kernel[1]));
+  if (is_depthwise(ctx.graph(), node)) {
+    const int weights = ctx.prepacked(1)
+                            ? ctx.prepacked_weights(1)
+                            : ctx.weights(pack_depthwise_weights(ctx.constant(1), s.c, window.kernel[0], window.kernel[1]));
     ctx.dispatch("depthwise", {8, 8, 1}, geometry,
                  {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias)},
                  Params().i(s.n).i(in_blocks).i(s.h).i(s.w).i(s.oh).i(s.ow).i(window.pad_begin[0]).i(window.pad_begin[1])
@@ -62,9 +79,7 @@ void plan_conv2d(NodeContext& ctx) {
                  {ceil_div(ceil_div(s.ow, kTile), 8), ceil_div(s.oh, 8), u32(s.n * in_blocks)});
     return;
   }
-  const ConvWeights packed = pack_conv_weights(ctx.constant(1), s.m, s.c, group, window.kernel[0], window.kernel[1], false);
-  const int weights = ctx.weights(packed.weights);
-  const int ranges = ctx.weights_words(packed.ranges);
+  const auto [weights, ranges] = conv_weights(ctx, s, group, window, false);
   const bool pointwise = window.kernel == std::array<int64_t, 2>{1, 1} && window.stride == std::array<int64_t, 2>{1, 1} &&
                          window.pad_begin == std::array<int64_t, 2>{0, 0} && window.pad_end == std::array<int64_t, 2>{0, 0};
   if (pointwise) {
@@ -96,10 +111,8 @@ void plan_conv_transpose2d(NodeContext& ctx) {
   const auto [lo, hi] = activation_bounds(node);
   const Tensor& x = ctx.input(0);
   const Tensor y = ctx.output(0);
-  const ConvWeights packed = pack_conv_weights(ctx.constant(1), s.m, s.c, group, window.kernel[0], window.kernel[1], true);
-  const int weights = ctx.weights(packed.weights);
-  const int ranges = ctx.weights_words(packed.ranges);
-  const int bias = ctx.weights(bias_of(ctx, s.m));
+  const auto [weights, ranges] = conv_weights(ctx, s, group, window, true);
+  const int bias = bias_of(ctx, s.m);
   const int64_t in_blocks = (s.c + 3) / 4, out_blocks = (s.m + 3) / 4;
   ctx.dispatch("conv_transpose2d", {8, 8, 1},
                {u32(window.kernel[0]), u32(window.kernel[1]), u32(window.stride[0]), u32(window.stride[1]),

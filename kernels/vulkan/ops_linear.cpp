@@ -1,4 +1,5 @@
-// linear (constant weights packed per block of 4 outputs) and matmul (numpy semantics, any operands).
+// linear (constant weights packed per block of 4 outputs, at planning or by mt-prepack) and matmul
+// (numpy semantics, any operands).
 #include "kernels/vulkan/ops.h"
 #include "kernels/vulkan/weight_layout.h"
 
@@ -16,10 +17,12 @@ void plan_linear(NodeContext& ctx) {
   const int64_t rows = numel(xs) / std::max<int64_t>(k, 1);
   const int64_t blocks = (n + 3) / 4;
   const auto [lo, hi] = activation_bounds(ctx.node());
-  const int weights = ctx.weights(pack_linear_weights(ctx.constant(1), n, k));
+  const int weights =
+      ctx.prepacked(1) ? ctx.prepacked_weights(1) : ctx.weights(pack_linear_weights(ctx.constant(1), n, k));
   std::vector<float> zeros;
   if (!ctx.has_input(2)) zeros.assign(static_cast<size_t>(n), 0.0f);
-  const int bias = ctx.weights(pack_channels(ctx.has_input(2) ? ctx.constant(2) : zeros.data(), n));
+  const int bias = ctx.prepacked(2) ? ctx.prepacked_weights(2)
+                                    : ctx.weights(pack_channels(ctx.has_input(2) ? ctx.constant(2) : zeros.data(), n));
   const Tensor& x = ctx.input(0);
   const Tensor y = ctx.output(0);
   // The last axis is the packed one for tensors of rank 1 and 2 (packed_layout.h).

@@ -5,6 +5,7 @@
 #include "kernels/vulkan/kernel_table.h"
 #include "kernels/vulkan/weight_layout.h"
 #include "lib/core/error.h"
+#include "lib/ir/stored_layout.h"
 
 namespace mt::vulkan {
 
@@ -151,6 +152,17 @@ void NodeContext::alias_output(size_t i, const Tensor& source) {
   Tensor tensor = source;
   tensor.layout = packed_layout(output_info(i).shape);
   builder_.define(node_.outputs.at(i), tensor);
+}
+
+int NodeContext::prepacked_weights(size_t i) {
+  const TensorInfo& info = input_info(i);
+  const std::optional<VulkanStorage> storage = parse_vulkan_layout(info.layout);
+  if (!storage) fail(ExitCode::failure, "vulkan: tensor '{}' has layout '{}', not a vulkan one", info.name, info.layout);
+  if (storage->fp16 != builder_.fp16)
+    invalid_input("vulkan: tensor '{}' is stored in {} (layout '{}') but the model is planned in {}", info.name,
+                  storage->fp16 ? "fp16" : "fp32", info.layout, builder_.fp16 ? "fp16" : "fp32");
+  const auto bytes = info.data.bytes();
+  return builder_.new_buffer(Region::weights, bytes.size(), std::vector<std::byte>(bytes.begin(), bytes.end()));
 }
 
 int NodeContext::weights(const std::vector<float>& values) {

@@ -120,6 +120,13 @@ class NodeContext {
   // Output i is `source`'s memory (same placement, checked by the caller).
   void alias_output(size_t i, const Tensor& source);
 
+  // Input i is a constant stored in a vulkan layout (mt-prepack --backend vulkan; check_node has
+  // checked that this node reads it in that layout).
+  bool prepacked(size_t i) const { return has_input(i) && !input_info(i).layout.empty(); }
+  // A prepacked input's bytes as a weights buffer, copied as they are. Throws Error(invalid_input)
+  // when they are stored in another precision than the plan's.
+  int prepacked_weights(size_t i);
+
   // Constants computed by the planner: floats (stored in the plan's precision) or raw words.
   int weights(const std::vector<float>& values);
   int weights_fp32(const std::vector<float>& values);

@@ -1,12 +1,14 @@
 #include "kernels/vulkan/vulkan_backend.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "kernels/vulkan/context.h"
 #include "kernels/vulkan/device_info.h"
 #include "kernels/vulkan/instance.h"
 #include "kernels/vulkan/kernel_table.h"
 #include "kernels/vulkan/packed_layout.h"
+#include "kernels/vulkan/prepack.h"
 #include "kernels/vulkan/vulkan_plan.h"
 #include "lib/core/error.h"
 
@@ -29,7 +31,10 @@ class VulkanBackend final : public Backend {
         if (node.op == "gather" && names == &node.inputs && i == 1) continue;
         const TensorInfo& info = graph.tensor(name);
         if (info.dtype != DType::f32) return fmt::format("dtype {} not supported (tensor '{}')", dtype_name(info.dtype), name);
-        if (!info.layout.empty()) return fmt::format("tensor '{}' has layout '{}', which vulkan does not read", name, info.layout);
+        if (!info.layout.empty()) {
+          if (names != &node.inputs) return fmt::format("tensor '{}' has layout '{}', which vulkan does not read", name, info.layout);
+          if (auto reason = vulkan::check_stored_layout(graph, node, i)) return reason;
+        }
         if (info.quant) return fmt::format("quantized tensor '{}' not supported", name);
         if (info.shape.size() > static_cast<size_t>(vulkan::kMaxRank))
           return fmt::format("rank {} not supported (tensor '{}', at most {})", info.shape.size(), name, vulkan::kMaxRank);
@@ -41,8 +46,21 @@ class VulkanBackend final : public Backend {
 
   std::unique_ptr<ExecutionPlan> plan(const Graph& graph, const PlanOptions& options) const override {
     require_supported(*this, graph);
+    if (const auto packed = packed_precision(graph); packed && *packed != options.precision)
+      fail(ExitCode::usage, "precision {} asked for, but the model was prepacked for vulkan {}: leave --precision out, or "
+           "prepack the unpacked model with --precision {}", options.precision, *packed, options.precision);
     auto context = vulkan::Context::get(options.gpu_index);
     return std::make_unique<vulkan::VulkanPlan>(graph, options, std::move(context));
+  }
+
+  bool can_prepack() const override { return true; }
+
+  // Refuses a model with nodes vulkan cannot run (int8 ones, say) before rewriting anything, naming
+  // every such node: a prepacked model is one that runs here.
+  void prepack(Graph& graph, const PrepackOptions& options) const override {
+    require_supported(*this, graph);
+    const vulkan::PrepackStats stats = vulkan::prepack_graph(graph, options);
+    spdlog::debug("vulkan: {} constants stored in the shaders' layouts ({})", stats.weights_packed, options.precision);
   }
 };
 

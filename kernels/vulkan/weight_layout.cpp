@@ -49,10 +49,27 @@ std::vector<float> pack_channels(const float* values, int64_t channels) {
   return packed;
 }
 
+std::vector<int32_t> conv_weight_ranges(int64_t out_channels, int64_t in_channels, int64_t group, int64_t taps) {
+  const int64_t in_per_group = in_channels / group, out_per_group = out_channels / group;
+  std::vector<int32_t> ranges;
+  int64_t matrices = 0;
+  for (int64_t ob = 0; ob < (out_channels + 3) / 4; ++ob) {
+    const int64_t first_out = ob * 4, last_out = std::min(ob * 4 + 3, out_channels - 1);
+    const int64_t first_in = first_out / out_per_group * in_per_group;
+    const int64_t end_in = (last_out / out_per_group + 1) * in_per_group;
+    const int64_t ib_begin = first_in / 4, ib_end = (end_in + 3) / 4;
+    ranges.push_back(static_cast<int32_t>(matrices));
+    ranges.push_back(static_cast<int32_t>(ib_begin));
+    ranges.push_back(static_cast<int32_t>(ib_end));
+    matrices += (ib_end - ib_begin) * taps;
+  }
+  return ranges;
+}
+
 ConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t in_channels, int64_t group, int64_t kh,
                               int64_t kw, bool transposed) {
   const int64_t in_per_group = in_channels / group, out_per_group = out_channels / group;
-  const int64_t out_blocks = (out_channels + 3) / 4, taps = kh * kw;
+  const int64_t taps = kh * kw;
   // The weight from input channel ic to output channel oc at tap t, zero across groups.
   auto weight = [&](int64_t ic, int64_t oc, int64_t t) -> float {
     if (ic >= in_channels || oc >= out_channels) return 0.0f;
@@ -62,19 +79,13 @@ ConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t in_c
     return w[(oc * in_per_group + ic % in_per_group) * taps + t];                     // W[M, C/g, kH, kW]
   };
   ConvWeights packed;
-  for (int64_t ob = 0; ob < out_blocks; ++ob) {
-    const int64_t first_out = ob * 4, last_out = std::min(ob * 4 + 3, out_channels - 1);
-    const int64_t first_in = first_out / out_per_group * in_per_group;
-    const int64_t end_in = (last_out / out_per_group + 1) * in_per_group;
-    const int64_t ib_begin = first_in / 4, ib_end = (end_in + 3) / 4;
-    packed.ranges.push_back(static_cast<int32_t>(packed.weights.size() / 16));
-    packed.ranges.push_back(static_cast<int32_t>(ib_begin));
-    packed.ranges.push_back(static_cast<int32_t>(ib_end));
-    for (int64_t ib = ib_begin; ib < ib_end; ++ib)
+  packed.ranges = conv_weight_ranges(out_channels, in_channels, group, taps);
+  for (size_t ob = 0; ob < packed.ranges.size() / 3; ++ob)
+    for (int64_t ib = packed.ranges[3 * ob + 1]; ib < packed.ranges[3 * ob + 2]; ++ib)
       for (int64_t t = 0; t < taps; ++t)
         for (int64_t l = 0; l < 4; ++l)
-          for (int64_t o = 0; o < 4; ++o) packed.weights.push_back(weight(ib * 4 + l, ob * 4 + o, t));
-  }
+          for (int64_t o = 0; o < 4; ++o)
+            packed.weights.push_back(weight(ib * 4 + l, static_cast<int64_t>(ob) * 4 + o, t));
   return packed;
 }
 

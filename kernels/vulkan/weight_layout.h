@@ -1,6 +1,6 @@
 // Constants in the layouts the Vulkan shaders read, in fp32 or fp16: plain functions of the graph's
 // row-major data with no device involved, so that planning uploads their result as is and
-// mt-prepack --backend vulkan can store the same bytes in a model.
+// mt-prepack --backend vulkan stores the same bytes in a model (prepack.h).
 #pragma once
 
 #include <cstddef>
@@ -30,6 +30,8 @@ struct ConvWeights {
   std::vector<float> weights;
   std::vector<int32_t> ranges;
 };
+// The `ranges` of pack_conv_weights alone, for weights stored packed already (mt-prepack).
+std::vector<int32_t> conv_weight_ranges(int64_t out_channels, int64_t in_channels, int64_t group, int64_t taps);
 ConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t in_channels, int64_t group, int64_t kh,
                               int64_t kw, bool transposed);
 

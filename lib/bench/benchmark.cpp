@@ -71,7 +71,8 @@ BenchResult run_benchmark(const Backend& backend, const BenchOptions& options, c
   PlanOptions plan_options;
   plan_options.threads = options.threads;
   plan_options.gpu_index = options.gpu_index;
-  plan_options.precision = options.precision;
+  plan_options.precision = options.precision.empty() ? default_precision(graph) : options.precision;
+  result.options.precision = plan_options.precision;  // what the report shows: the precision planned in
   plan_options.profile = options.profile;
   const auto plan_start = Clock::now();
   const std::unique_ptr<ExecutionPlan> plan = backend.plan(graph, plan_options);

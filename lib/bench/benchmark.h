@@ -25,7 +25,7 @@ struct BenchOptions {
   std::string model_path;  // "-" or "": standard input
   int threads = 1;
   int gpu_index = 0;              // vulkan: which device (PlanOptions::gpu_index)
-  std::string precision = "fp32";  // vulkan: "fp32" or "fp16" (PlanOptions::precision)
+  std::string precision;  // vulkan: "fp32" or "fp16" (PlanOptions::precision); empty: default_precision(model)
   int warmup = 2;                // runs after the first inference that are not measured
   int iterations = 20;           // measured runs, when min_time_seconds is 0
   double min_time_seconds = 0;   // > 0: measure until the runs add up to this (at least one run)

@@ -18,11 +18,20 @@ inline constexpr std::string_view kLayoutOhwi = "ohwi";  // conv weights stored 
 
 struct PrepackOptions {
   std::string input_layout = "nchw";  // "nhwc": 4-D float graph inputs are declared channels-last
+  std::string precision = "fp32";     // vulkan: "fp16" stores the packed weights as half floats
 };
 
 // The backend a model was prepacked for (metadata "backend": a name, or an object with "name"),
 // nullopt for a portable model. Throws Error(invalid_input) if the entry has another form.
 std::optional<std::string> packed_backend(const Graph& graph);
+
+// The precision a model prepacked for vulkan was packed in (metadata "backend": {"name": "vulkan",
+// "precision": "fp32" or "fp16"}), nullopt for any other model. Throws Error(invalid_input) if the
+// entry is missing or has another value.
+std::optional<std::string> packed_precision(const Graph& graph);
+
+// The vulkan precision to plan `graph` in when the user asked for none: the packed one, else fp32.
+std::string default_precision(const Graph& graph);
 
 // The shape of the data a caller supplies for a graph input: the logical shape, or N,H,W,C for
 // an input declared "nhwc". Throws Error(unsupported) for a layout no caller can supply.
