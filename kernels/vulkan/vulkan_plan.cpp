@@ -68,6 +68,7 @@ VulkanPlan::VulkanPlan(const Graph& graph, const PlanOptions& options, std::shar
     throw;
   }
   inputs_.assign(graph.inputs.size(), nullptr);
+  input_bound_.assign(graph.inputs.size(), false);
   outputs_.assign(graph.outputs.size(), nullptr);
   node_seconds_.assign(node_count_, 0.0);
   context_->save_pipeline_cache();
@@ -280,6 +281,7 @@ void VulkanPlan::record(const PlanBuilder& builder) {
 void VulkanPlan::bind_input(size_t index, const void* data) {
   if (index >= inputs_.size()) fail(ExitCode::failure, "bind_input: index {} out of range ({} inputs)", index, inputs_.size());
   inputs_[index] = data;
+  input_bound_[index] = true;
 }
 
 void VulkanPlan::bind_output(size_t index, void* data) {
@@ -295,7 +297,9 @@ const void* VulkanPlan::output_data(size_t index) const {
 void VulkanPlan::run() {
   for (size_t i = 0; i < inputs_.size(); ++i) {
     if (inputs_[i] == nullptr) fail(ExitCode::invalid_input, "input '{}' is not bound", input_names_[i]);
-    std::memcpy(input_staging_[i], inputs_[i], input_bytes_[i]);
+    // The staging buffer keeps the last copy; the pack dispatch of every run reads it from there.
+    if (!reuse_inputs_ || input_bound_[i]) std::memcpy(input_staging_[i], inputs_[i], input_bytes_[i]);
+    input_bound_[i] = false;
   }
   context_->submit_and_wait(commands_, fence_, "vkQueueSubmit");
   if (validation_enabled()) check_validation("a run");

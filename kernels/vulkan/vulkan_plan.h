@@ -1,6 +1,7 @@
 // A graph planned for the Vulkan backend: its buffers placed in device memory (the arena shared by
 // liveness), every pipeline and descriptor set created, and the whole graph recorded once into one
-// command buffer. run() copies inputs into staging, submits, waits and copies outputs back.
+// command buffer. run() copies inputs into staging (with reuse_unchanged_inputs, only those bound again
+// since the last run), submits, waits and copies outputs back.
 #pragma once
 
 #include <memory>
@@ -21,6 +22,7 @@ class VulkanPlan final : public ExecutionPlan {
   void bind_output(size_t index, void* data) override;
   const void* output_data(size_t index) const override;
   void run() override;
+  void reuse_unchanged_inputs(bool on) override { reuse_inputs_ = on; }
   MemoryStats memory() const override { return stats_; }
   std::vector<NodeTiming> last_profile() const override;
 
@@ -36,6 +38,8 @@ class VulkanPlan final : public ExecutionPlan {
   std::vector<std::byte*> input_staging_;   // mapped, per graph input
   std::vector<size_t> input_bytes_;
   std::vector<const void*> inputs_;
+  std::vector<bool> input_bound_;  // bind_input called since the last run
+  bool reuse_inputs_ = false;
   std::vector<std::byte*> output_staging_;  // mapped, per graph output
   std::vector<size_t> output_bytes_;
   std::vector<void*> outputs_;              // caller buffers (nullptr: read from staging)

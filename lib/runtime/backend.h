@@ -51,6 +51,12 @@ class ExecutionPlan {
   // Runs the graph. Allocates nothing; every input must be bound.
   virtual void run() = 0;
 
+  // With `on`, run() copies an input to the device only if bind_input was called for it since the
+  // last run, so inputs stay on the device between runs (mt-bench): a caller that changes an input's
+  // data in place then says so by binding it again. Off (the default), every run copies every
+  // input. Backends that read inputs from caller memory (reference, cpu) have nothing to copy.
+  virtual void reuse_unchanged_inputs(bool on) { (void)on; }
+
   virtual MemoryStats memory() const = 0;
   // Per-node timings of the last run when planned with profile = true.
   virtual std::vector<NodeTiming> last_profile() const { return {}; }

@@ -123,6 +123,21 @@ TEST_CASE("plans: bound and unbound outputs, rebinding, reuse across runs") {
     expected_outputs(x2, d, b, e);
     check_close(d_out2.data(), d, "d after changing the bound input in place");
 
+    // With reuse_unchanged_inputs, an input is read again only once it is bound again: vulkan keeps
+    // its last copy on the device (so data changed in place is not seen until then); backends that
+    // read caller memory see every change.
+    plan->reuse_unchanged_inputs(true);
+    const std::vector<float> before = x2;
+    for (auto& v : x2) v = -v;
+    plan->run();
+    expected_outputs(backend->name() == "vulkan" ? before : x2, d, b, e);
+    check_close(d_out2.data(), d, "d with the input reused");
+    plan->bind_input(0, x2.data());
+    plan->run();
+    expected_outputs(x2, d, b, e);
+    check_close(d_out2.data(), d, "d after binding the changed input again");
+    plan->reuse_unchanged_inputs(false);
+
     const MemoryStats stats = plan->memory();
     CHECK(stats.weight_bytes == 12);
     CHECK(stats.intermediate_bytes >= 5 * 192);
