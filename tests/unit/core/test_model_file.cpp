@@ -155,6 +155,14 @@ TEST_CASE("header validation") {
     reseal_header(b);
     expect_error(b, ExitCode::invalid_input, "written by mt-9.");
   }
+  SUBCASE("older formats still read") {
+    for (uint32_t version = 1; version < kFormatVersion; ++version) {
+      auto b = good;
+      write_le<uint32_t>(b, 8, version);
+      reseal_header(b);
+      CHECK(decode_model(as_input(b)).nodes.size() == 3);
+    }
+  }
   SUBCASE("header checksum") {
     auto b = good;
     b[30] ^= std::byte{1};
