@@ -2,6 +2,7 @@
 // into a temporary OHWI (per group) copy that XNNPACK packs at creation and that is freed right
 // after (prepacked models store OHWI already): a run touches only the packed weights. Depthwise
 // convolutions are recognised by XNNPACK itself (one input and one output channel per group).
+// 3x3 stride-1 convolutions large enough to pay go to winograd_conv.cpp instead.
 #include <vector>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "kernels/cpu/op_util.h"
 #include "kernels/cpu/ops.h"
 #include "kernels/cpu/prepack.h"
+#include "kernels/cpu/winograd_conv.h"
 
 namespace mt::cpu {
 namespace {
@@ -67,6 +69,13 @@ void plan_conv2d(NodeContext& c) {
   }
   const Shape x_shape = c.input_info(0).shape;  // N, C, H, W
   const Shape w_shape = c.input_info(1).shape;  // M, C/g, kH, kW
+  const Shape& y_shape = c.output_info(0).shape;
+  if (winograd_applies(c) &&
+      winograd_pays({static_cast<size_t>(y_shape[2]), static_cast<size_t>(y_shape[3]),
+                     static_cast<size_t>(x_shape[1]), static_cast<size_t>(w_shape[0])})) {
+    plan_conv2d_winograd(c);
+    return;
+  }
   const Conv2d a = conv_attrs(c.node(), w_shape);
   const size_t out_channels = static_cast<size_t>(w_shape[0]);
   const size_t group_in = static_cast<size_t>(w_shape[1]);

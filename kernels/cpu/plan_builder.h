@@ -150,6 +150,10 @@ class NodeContext {
                                                        "setup of node '" + node_.name + "'"),
                       refs(values), node_index_);
   }
+  // Adds a step of the planner's own making (several operators and kernels run as one node).
+  void add_step(std::unique_ptr<Step> step, const std::vector<Value>& values) {
+    builder_.add_step(std::move(step), refs(values), node_index_);
+  }
   // Throws Error(failure) naming the node if an xnn_create_* call failed.
   void check(xnn_status status, const char* call) const;
 

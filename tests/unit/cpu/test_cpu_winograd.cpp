@@ -1,0 +1,103 @@
+// Winograd F(4x4, 3x3) on the cpu backend (kernels/cpu/winograd_conv.cpp): against the reference
+// backend over partial tiles, pads, batches, clamps, missing bias and prepacked (OHWI) weights;
+// which convolutions take it; MT_CPU_WINOGRAD=0 turning it off. Tolerance: 1e-4 absolute + 1e-4
+// relative on outputs of magnitude up to ~20 (F(4x4, 3x3) loses a few bits to its constants).
+#include <cstdlib>
+
+#include "kernels/cpu/prepack.h"
+#include "kernels/cpu/winograd_conv.h"
+#include "lib/core/error.h"
+#include "tests/unit/cpu/cpu_test_util.h"
+
+namespace mt::test {
+namespace {
+
+struct WinoCase {
+  int64_t n, c, h, w, m;
+  std::vector<int64_t> pads;
+  bool bias = true;
+  double low = -3.4028234663852886e+38, high = 3.4028234663852886e+38;
+};
+
+GraphBuilder conv3x3(const WinoCase& k) {
+  GraphBuilder b;
+  const auto x = b.input("x", random({k.n, k.c, k.h, k.w}, 11));
+  std::vector<std::string> inputs{x, b.constant("w", random({k.m, k.c, 3, 3}, 12, -0.5f, 0.5f))};
+  if (k.bias) inputs.push_back(b.constant("b", random({k.m}, 13)));
+  b.output(b.op("conv2d", inputs, {{"pads", ints(k.pads)}, {"act_min", real(k.low)}, {"act_max", real(k.high)}}));
+  return b;
+}
+
+// Bytes of weights the plan packed: 36 per 9 original weights when Winograd runs the conv.
+size_t packed_bytes(const GraphBuilder& b) {
+  return cpu_backend().plan(b.graph, PlanOptions{})->memory().packed_weight_bytes;
+}
+
+// Sets MT_CPU_WINOGRAD for the scope of one test.
+struct WinogradEnv {
+  explicit WinogradEnv(const char* value) { setenv("MT_CPU_WINOGRAD", value, 1); }
+  ~WinogradEnv() { unsetenv("MT_CPU_WINOGRAD"); }
+};
+
+}  // namespace
+
+TEST_CASE("cpu winograd: 3x3 stride-1 convs match the reference") {
+  const std::vector<WinoCase> cases{
+      {.n = 1, .c = 32, .h = 24, .w = 24, .m = 32, .pads = {1, 1, 1, 1}},                   // whole tiles
+      {.n = 1, .c = 33, .h = 25, .w = 22, .m = 40, .pads = {1, 1, 1, 1}},                   // partial tiles, odd C
+      {.n = 2, .c = 32, .h = 25, .w = 23, .m = 17, .pads = {0, 0, 0, 0}, .bias = false},    // no pads, batch 2
+      {.n = 1, .c = 48, .h = 26, .w = 23, .m = 24, .pads = {0, 2, 1, 1}, .low = 0, .high = 6},  // asymmetric, relu6
+  };
+  for (const WinoCase& k : cases) {
+    INFO("N=", k.n, " C=", k.c, " H=", k.h, " W=", k.w, " M=", k.m);
+    const GraphBuilder b = conv3x3(k);
+    const auto& y = b.graph.tensor(b.graph.outputs[0]).shape;
+    REQUIRE(cpu::winograd_pays({static_cast<size_t>(y[2]), static_cast<size_t>(y[3]), static_cast<size_t>(k.c),
+                                static_cast<size_t>(k.m)}));
+    CHECK(packed_bytes(b) >= static_cast<size_t>(36 * k.m * k.c) * sizeof(float));
+    check_against_reference(b, 1e-4, 1e-4);
+  }
+}
+
+TEST_CASE("cpu winograd: prepacked OHWI weights") {
+  GraphBuilder b = conv3x3({.n = 1, .c = 32, .h = 25, .w = 25, .m = 24, .pads = {1, 1, 1, 1}});
+  const auto expected = run_graph(reference_backend(), b.graph, b.feeds);
+  REQUIRE(cpu::prepack_graph(b.graph, PrepackOptions{}).weights_reordered == 1);
+  REQUIRE(b.graph.tensor("w").layout == "ohwi");
+  CHECK(packed_bytes(b) >= size_t{36 * 24 * 32} * sizeof(float));
+  for (int threads : {1, 2}) check_close(run_graph(cpu_backend(), b.graph, b.feeds, threads)[0], expected[0], 1e-4, 1e-4);
+}
+
+TEST_CASE("cpu winograd: small, strided, dilated and grouped convs keep the direct path") {
+  CHECK_FALSE(cpu::winograd_pays({14, 14, 256, 256}));  // 16 tiles
+  CHECK_FALSE(cpu::winograd_pays({56, 56, 3, 64}));     // too few input channels
+  CHECK(cpu::winograd_pays({28, 28, 128, 128}));
+  CHECK(cpu::winograd_pays({56, 56, 64, 64}));
+  GraphBuilder b;
+  const auto x = b.input("x", random({1, 32, 48, 48}, 1));
+  b.output(b.op("conv2d", {x, b.constant("w", random({32, 32, 3, 3}, 2))},
+                {{"pads", ints({1, 1, 1, 1})}, {"strides", ints({2, 2})}}));
+  CHECK(packed_bytes(b) < size_t{10 * 32 * 32} * sizeof(float));
+}
+
+TEST_CASE("cpu winograd: MT_CPU_WINOGRAD=0 turns it off; other values are usage errors") {
+  const GraphBuilder b = conv3x3({.n = 1, .c = 32, .h = 24, .w = 24, .m = 32, .pads = {1, 1, 1, 1}});
+  {
+    WinogradEnv off("0");
+    CHECK(packed_bytes(b) < size_t{10 * 32 * 32} * sizeof(float));
+    check_against_reference(b, 1e-5, 1e-5);
+  }
+  {
+    WinogradEnv on("1");
+    CHECK(packed_bytes(b) >= size_t{36 * 32 * 32} * sizeof(float));
+  }
+  WinogradEnv bad("yes");
+  try {
+    packed_bytes(b);
+    FAIL("MT_CPU_WINOGRAD=yes was accepted");
+  } catch (const Error& error) {
+    CHECK(error.code() == ExitCode::usage);
+  }
+}
+
+}  // namespace mt::test
