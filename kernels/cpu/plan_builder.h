@@ -74,6 +74,7 @@ class PlanBuilder {
   const Graph& graph;
   const PlanOptions& options;
   pthreadpool_t pool;
+  const bool winograd;  // MT_CPU_WINOGRAD, read once per plan (winograd_conv.h)
 
   std::vector<Buffer> buffers;
   std::vector<PlannedStep> steps;
@@ -108,6 +109,8 @@ class NodeContext {
   const Node& node() const { return node_; }
   pthreadpool_t pool() const { return builder_.pool; }
   int threads() const { return builder_.options.threads; }
+  // Whether 3x3 convs may run as Winograd (MT_CPU_WINOGRAD).
+  bool winograd() const { return builder_.winograd; }
 
   size_t num_inputs() const { return node_.inputs.size(); }
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }

@@ -255,6 +255,8 @@ class WinogradStep final : public Step {
   float* products_ = nullptr;
 };
 
+}  // namespace
+
 bool winograd_enabled() {
   const char* value = std::getenv("MT_CPU_WINOGRAD");
   if (value == nullptr) return true;
@@ -264,15 +266,12 @@ bool winograd_enabled() {
   fail(ExitCode::usage, "MT_CPU_WINOGRAD must be 0 or 1, got '{}'", v);
 }
 
-}  // namespace
-
 // Measured at 1 thread on ResNet's 3x3 convs (AVX-512 EPYC, against XNNPACK's direct conv at
 // ~190 GFLOP/s): 56x56 (196 tiles, 64 channels) 1.8x faster, 28x28 (49 tiles, 128) 2.2x; 14x14
 // (16 tiles, 256) only 1.25x, as 16-row GEMMs stream 4x the weights, and 7x7 (4 tiles) slower.
 // Below 36 tiles the direct path stays: the small gain is not worth 4x the packed weights
 // (+42 MB on ResNet50). Fewer than 16 channels leave the GEMMs too narrow.
 bool winograd_pays(const WinogradShape& s) {
-  if (!winograd_enabled()) return false;
   const size_t tiles = ((s.out_h + kOut - 1) / kOut) * ((s.out_w + kOut - 1) / kOut);
   return s.in_channels >= 16 && s.out_channels >= 16 && tiles >= 36;
 }

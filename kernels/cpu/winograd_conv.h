@@ -13,8 +13,11 @@ struct WinogradShape {
   size_t out_h, out_w, in_channels, out_channels;
 };
 
+// MT_CPU_WINOGRAD: unset or "1" true, "0" false, anything else Error(usage). Read once per plan.
+bool winograd_enabled();
+
 // Whether Winograd beats the direct path for a conv of this shape (measured crossover, see
-// winograd_conv.cpp), and MT_CPU_WINOGRAD does not turn it off.
+// winograd_conv.cpp).
 bool winograd_pays(const WinogradShape& shape);
 
 // Whether `node` is a conv2d Winograd can run: 3x3, stride 1, dilation 1, group 1, constant weights.

@@ -91,12 +91,17 @@ TEST_CASE("cpu winograd: MT_CPU_WINOGRAD=0 turns it off; other values are usage 
     WinogradEnv on("1");
     CHECK(packed_bytes(b) >= size_t{36 * 32 * 32} * sizeof(float));
   }
+  // Checked by every cpu plan, also one without a 3x3 conv.
+  GraphBuilder relu;
+  relu.output(relu.op("relu", {relu.input("x", random({2, 3}, 1))}));
   WinogradEnv bad("yes");
-  try {
-    packed_bytes(b);
-    FAIL("MT_CPU_WINOGRAD=yes was accepted");
-  } catch (const Error& error) {
-    CHECK(error.code() == ExitCode::usage);
+  for (const GraphBuilder* graph : std::vector<const GraphBuilder*>{&b, &relu}) {
+    try {
+      packed_bytes(*graph);
+      FAIL("MT_CPU_WINOGRAD=yes was accepted");
+    } catch (const Error& error) {
+      CHECK(error.code() == ExitCode::usage);
+    }
   }
 }
 
