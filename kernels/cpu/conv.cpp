@@ -70,11 +70,10 @@ void plan_conv2d(NodeContext& c) {
   const Shape x_shape = c.input_info(0).shape;  // N, C, H, W
   const Shape w_shape = c.input_info(1).shape;  // M, C/g, kH, kW
   const Shape& y_shape = c.output_info(0).shape;
-  if (c.winograd() && winograd_applies(c) &&
-      winograd_pays({static_cast<size_t>(y_shape[2]), static_cast<size_t>(y_shape[3]),
-                     static_cast<size_t>(x_shape[1]), static_cast<size_t>(w_shape[0])})) {
-    plan_conv2d_winograd(c);
-    return;
+  if (c.winograd() && winograd_applies(c)) {
+    const size_t tile = winograd_tile({static_cast<size_t>(y_shape[2]), static_cast<size_t>(y_shape[3]),
+                                       static_cast<size_t>(x_shape[1]), static_cast<size_t>(w_shape[0])});
+    if (tile != 0) return plan_conv2d_winograd(c, tile);
   }
   const Conv2d a = conv_attrs(c.node(), w_shape);
   const size_t out_channels = static_cast<size_t>(w_shape[0]);

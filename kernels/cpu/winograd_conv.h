@@ -1,5 +1,6 @@
-// Winograd F(4x4, 3x3) convolution for 3x3, stride 1, dilation 1, group 1 conv2d with constant
-// weights: 4x fewer multiplies than the direct XNNPACK path, for 4x the packed weights.
+// Winograd convolution for 3x3, stride 1, dilation 1, group 1 conv2d with constant weights:
+// F(4x4, 3x3) does 4x fewer multiplies than the direct path for 4x the packed weights, F(2x2, 3x3)
+// 2.25x fewer for 16/9 the weights.
 #pragma once
 
 #include <cstddef>
@@ -16,13 +17,14 @@ struct WinogradShape {
 // MT_CPU_WINOGRAD: unset or "1" true, "0" false, anything else Error(usage). Read once per plan.
 bool winograd_enabled();
 
-// Whether Winograd beats the direct path for a conv of this shape (measured crossover, see
-// winograd_conv.cpp).
-bool winograd_pays(const WinogradShape& shape);
+// The output tile of the Winograd variant that beats the direct path for a conv of this shape:
+// 4 for F(4x4, 3x3), 2 for F(2x2, 3x3), 0 for neither (measured crossover, see winograd_conv.cpp).
+size_t winograd_tile(const WinogradShape& shape);
 
 // Whether `node` is a conv2d Winograd can run: 3x3, stride 1, dilation 1, group 1, constant weights.
 bool winograd_applies(const NodeContext& context);
 
-void plan_conv2d_winograd(NodeContext& context);
+// Plans the conv as Winograd F(tile x tile, 3x3), tile 4 or 2.
+void plan_conv2d_winograd(NodeContext& context, size_t tile);
 
 }  // namespace mt::cpu

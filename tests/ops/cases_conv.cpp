@@ -59,10 +59,12 @@ void add_conv_cases(CaseTable& t) {
       {.name = "1x1 stride 2", .n = 1, .c = 8, .h = 9, .w = 9, .m = 16, .kh = 1, .kw = 1, .strides = {2, 2}},
       {.name = "kernel covers the input", .n = 1, .c = 6, .h = 4, .w = 4, .m = 3, .kh = 4, .kw = 4},
       {.name = "weights as inputs", .n = 1, .c = 3, .h = 5, .w = 5, .m = 2, .kh = 3, .kw = 3, .weights_as_input = true},
-      // Large enough for the cpu backend's Winograd F(4x4, 3x3) (>= 36 tiles of 4x4 outputs, >= 16
-      // channels), at the default tolerance (1e-4 of the output range): partial tiles, no pads.
+      // Large enough for the cpu backend's Winograd (>= 16 channels; F(4x4, 3x3) from 36 tiles of
+      // 4x4 outputs, else F(2x2, 3x3) from 36 tiles of 2x2), at the default tolerance (1e-4 of the
+      // output range): partial tiles, no pads.
       {.name = "winograd 3x3 s1 p1 17->24 partial tiles", .n = 1, .c = 17, .h = 26, .w = 23, .m = 24, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}},
       {.name = "winograd 3x3 s1 batch 2 fused relu6 no bias", .n = 2, .c = 16, .h = 26, .w = 26, .m = 20, .kh = 3, .kw = 3, .bias = false, .clamp = std::pair{0.0, 6.0}},
+      {.name = "winograd F(2x2) 3x3 s1 p1 16->18 partial tiles", .n = 1, .c = 16, .h = 13, .w = 15, .m = 18, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}},
   };
   for (const auto& c : convs) add(t, "conv2d", c);
 

@@ -1,7 +1,8 @@
-// Winograd F(4x4, 3x3) on the cpu backend (kernels/cpu/winograd_conv.cpp): against the reference
-// backend over partial tiles, pads, batches, clamps, missing bias and prepacked (OHWI) weights;
-// which convolutions take it; MT_CPU_WINOGRAD=0 turning it off. Tolerance: 1e-4 absolute + 1e-4
-// relative on outputs of magnitude up to ~20 (F(4x4, 3x3) loses a few bits to its constants).
+// Winograd F(4x4, 3x3) and F(2x2, 3x3) on the cpu backend (kernels/cpu/winograd_conv.cpp): against
+// the reference backend over partial tiles, pads, batches, clamps, missing bias and prepacked
+// (OHWI) weights; which convolutions take which; MT_CPU_WINOGRAD=0 turning it off. Tolerance: 1e-4
+// absolute + 1e-4 relative on outputs of magnitude up to ~20 (F(4x4, 3x3) loses a few bits to its
+// constants).
 #include <cstdlib>
 
 #include "kernels/cpu/prepack.h"
@@ -28,7 +29,8 @@ GraphBuilder conv3x3(const WinoCase& k) {
   return b;
 }
 
-// Bytes of weights the plan packed: 36 per 9 original weights when Winograd runs the conv.
+// Bytes of weights the plan packed: 36 (F(4x4, 3x3)) or 16 (F(2x2, 3x3)) per 9 original weights
+// when Winograd runs the conv.
 size_t packed_bytes(const GraphBuilder& b) {
   return cpu_backend().plan(b.graph, PlanOptions{})->memory().packed_weight_bytes;
 }
@@ -42,19 +44,27 @@ struct WinogradEnv {
 }  // namespace
 
 TEST_CASE("cpu winograd: 3x3 stride-1 convs match the reference") {
-  const std::vector<WinoCase> cases{
-      {.n = 1, .c = 32, .h = 24, .w = 24, .m = 32, .pads = {1, 1, 1, 1}},                   // whole tiles
-      {.n = 1, .c = 33, .h = 25, .w = 22, .m = 40, .pads = {1, 1, 1, 1}},                   // partial tiles, odd C
-      {.n = 2, .c = 32, .h = 25, .w = 23, .m = 17, .pads = {0, 0, 0, 0}, .bias = false},    // no pads, batch 2
-      {.n = 1, .c = 48, .h = 26, .w = 23, .m = 24, .pads = {0, 2, 1, 1}, .low = 0, .high = 6},  // asymmetric, relu6
+  struct Case {
+    size_t tile;  // the variant the shape selects
+    WinoCase conv;
   };
-  for (const WinoCase& k : cases) {
+  const std::vector<Case> cases{
+      {4, {.n = 1, .c = 32, .h = 24, .w = 24, .m = 32, .pads = {1, 1, 1, 1}}},                   // whole tiles
+      {4, {.n = 1, .c = 33, .h = 25, .w = 22, .m = 40, .pads = {1, 1, 1, 1}}},                   // partial tiles, odd C
+      {4, {.n = 2, .c = 32, .h = 25, .w = 23, .m = 17, .pads = {0, 0, 0, 0}, .bias = false}},    // no pads, batch 2
+      {4, {.n = 1, .c = 48, .h = 26, .w = 23, .m = 24, .pads = {0, 2, 1, 1}, .low = 0, .high = 6}},  // asymmetric, relu6
+      {2, {.n = 1, .c = 32, .h = 14, .w = 14, .m = 24, .pads = {1, 1, 1, 1}}},                   // whole tiles
+      {2, {.n = 2, .c = 19, .h = 13, .w = 15, .m = 33, .pads = {1, 0, 1, 2}, .bias = false, .low = -1, .high = 1}},
+  };
+  for (const auto& [tile, k] : cases) {
     INFO("N=", k.n, " C=", k.c, " H=", k.h, " W=", k.w, " M=", k.m);
     const GraphBuilder b = conv3x3(k);
     const auto& y = b.graph.tensor(b.graph.outputs[0]).shape;
-    REQUIRE(cpu::winograd_pays({static_cast<size_t>(y[2]), static_cast<size_t>(y[3]), static_cast<size_t>(k.c),
-                                static_cast<size_t>(k.m)}));
-    CHECK(packed_bytes(b) >= static_cast<size_t>(36 * k.m * k.c) * sizeof(float));
+    REQUIRE(cpu::winograd_tile({static_cast<size_t>(y[2]), static_cast<size_t>(y[3]), static_cast<size_t>(k.c),
+                                static_cast<size_t>(k.m)}) == tile);
+    const size_t points = (tile + 2) * (tile + 2);
+    CHECK(packed_bytes(b) >= points * static_cast<size_t>(k.m * k.c) * sizeof(float));
+    CHECK(packed_bytes(b) < (points + 1) * static_cast<size_t>(k.m * k.c) * sizeof(float));
     check_against_reference(b, 1e-4, 1e-4);
   }
 }
@@ -69,10 +79,11 @@ TEST_CASE("cpu winograd: prepacked OHWI weights") {
 }
 
 TEST_CASE("cpu winograd: small, strided, dilated and grouped convs keep the direct path") {
-  CHECK_FALSE(cpu::winograd_pays({14, 14, 256, 256}));  // 16 tiles
-  CHECK_FALSE(cpu::winograd_pays({56, 56, 3, 64}));     // too few input channels
-  CHECK(cpu::winograd_pays({28, 28, 128, 128}));
-  CHECK(cpu::winograd_pays({56, 56, 64, 64}));
+  CHECK(cpu::winograd_tile({7, 7, 512, 512}) == 0);    // 16 tiles of 2x2
+  CHECK(cpu::winograd_tile({56, 56, 3, 64}) == 0);     // too few input channels
+  CHECK(cpu::winograd_tile({14, 14, 256, 256}) == 2);  // 16 tiles of 4x4, 49 of 2x2
+  CHECK(cpu::winograd_tile({28, 28, 128, 128}) == 4);
+  CHECK(cpu::winograd_tile({56, 56, 64, 64}) == 4);
   GraphBuilder b;
   const auto x = b.input("x", random({1, 32, 48, 48}, 1));
   b.output(b.op("conv2d", {x, b.constant("w", random({32, 32, 3, 3}, 2))},
