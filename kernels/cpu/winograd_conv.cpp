@@ -343,11 +343,12 @@ bool winograd_enabled() {
   fail(ExitCode::usage, "MT_CPU_WINOGRAD must be 0 or 1, got '{}'", v);
 }
 
-// Measured at 1 thread on ResNet's 3x3 convs (AVX-512 EPYC, against XNNPACK's direct conv at
-// ~190 GFLOP/s): F(4x4, 3x3) makes 56x56 (196 tiles, 64 channels) 1.8x faster and 28x28 (49 tiles,
-// 128 channels) 2.2x, but 14x14 (16 tiles, 256 channels) only 1.25x: 16-row GEMMs stream 4x the
-// weights. There F(2x2, 3x3) (49 tiles, 16/9 the weights) does better; 7x7 (512 channels) is
-// slower either way. Fewer than 16 channels leave the GEMMs too narrow.
+// Measured at 1 thread on ResNet18's 3x3 convs (AVX-512 EPYC, against XNNPACK's direct conv at
+// ~190 GFLOP/s, 1.2-1.3 ms each): F(4x4, 3x3) makes 56x56 (196 tiles, 64 channels) 1.8-1.9x faster
+// and 28x28 (49 tiles, 128 channels) 2.2x, but 14x14 (16 tiles, 256 channels) only 1.25x: 16-row
+// GEMMs stream 4x the weights. There F(2x2, 3x3) (49 tiles, 16/9 the weights) is 1.7-1.8x faster.
+// 7x7 x 512 gains at most 1.1x from F(2x2) (16 tiles) for 7 MB more packed weights per layer, so
+// it keeps the direct path. Fewer than 16 channels leave the GEMMs too narrow.
 size_t winograd_tile(const WinogradShape& s) {
   if (s.in_channels < 16 || s.out_channels < 16) return 0;
   auto tiles = [&](size_t m) { return ((s.out_h + m - 1) / m) * ((s.out_w + m - 1) / m); };
