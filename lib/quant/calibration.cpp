@@ -125,7 +125,10 @@ Range Observer::entropy_range() const {
     }
   }
   const auto threshold = static_cast<float>(width * static_cast<double>(best_n));
-  return {std::max(min_, -threshold), std::min(max_, threshold)};
+  // The histogram starts at 0 or -max, so the threshold may lie below the minimum of a tensor
+  // that is never near zero; then everything clips to the threshold (and lo must not pass hi).
+  const float hi = std::min(max_, threshold);
+  return {std::min(std::max(min_, -threshold), hi), hi};
 }
 
 std::vector<HostArray> run_and_capture(const Graph& graph, const Sample& sample, const std::vector<std::string>& tensors) {

@@ -89,4 +89,24 @@ TEST_CASE("observers: minmax, percentile and entropy ranges") {
   CHECK(relu.range(Method::percentile, 99.9).hi == doctest::Approx(3.09).epsilon(0.03));
 }
 
+TEST_CASE("histogram ranges stay valid for a tensor far from zero (shufflenet's entropy threshold below its minimum)") {
+  // Values in [0.9, 1]: the one-sided histogram spans [0, 1], so the entropy search can choose a
+  // threshold below the minimum; the range must still satisfy lo <= hi (activation_params throws
+  // otherwise).
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> uniform(0.9f, 1.0f);
+  std::vector<float> values(20000);
+  for (auto& v : values) v = uniform(rng);
+  Observer observer;
+  observer.observe_range(values);
+  observer.start_histogram();
+  observer.observe_histogram(values);
+  for (const Method method : {Method::minmax, Method::percentile, Method::entropy}) {
+    const Range range = observer.range(method, 99.0);
+    CHECK(range.lo <= range.hi);
+    CHECK(range.hi <= 1.0f);
+    CHECK_NOTHROW(activation_params(range.lo, range.hi));
+  }
+}
+
 }  // namespace mt::quant
