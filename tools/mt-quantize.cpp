@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   size_t max_samples = 0;
   double percentile = 99.99;
   std::optional<double> auto_fallback;
-  bool quantize_io = false;
+  bool quantize_io = false, bias_correction = false;
   auto& app = tool.app();
   app.add_option("model", model_path, "Model file (.mt); default or '-': stdin")->option_text("MODEL");
   tool.add_output_option(output_path, "quantized model");
@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
   auto* percentile_option = app.add_option("--percentile", percentile, "Percentile method: keep this central percentage")
                                 ->check(CLI::Range(50.0, 100.0))
                                 ->option_text("P");
+  app.add_flag("--bias-correction", bias_correction,
+               "Correct each int8 conv/linear channel's mean output shift on the calibration samples");
   app.add_option("--keep-fp32", keep_fp32, "Leave these nodes in float32 (comma-separated)")
       ->delimiter(',')
       ->option_text("NODE,...");
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
     if (mt::stderr_is_terminal()) options.calibration.progress = show_progress;
     options.quantize.keep_fp32.insert(keep_fp32.begin(), keep_fp32.end());
     options.quantize.quantize_io = quantize_io;
+    options.bias_correction = bias_correction;
     options.auto_fallback_db = auto_fallback;
     options.report = report->count() > 0;
 

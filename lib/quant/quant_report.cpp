@@ -31,7 +31,16 @@ struct Accumulator {
   }
 };
 
-// Values of a captured array as float: int8 dequantized with the tensor's parameters.
+std::string db(double value) { return std::isinf(value) ? "inf" : fmt::format("{:.1f}", value); }
+
+nlohmann::json number(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
+
+nlohmann::json stats_json(const ErrorStats& s) {
+  return {{"sqnr_db", number(s.sqnr_db)}, {"cosine", s.cosine}, {"max_abs_error", s.max_abs_error}};
+}
+
+}  // namespace
+
 std::vector<float> as_floats(const HostArray& array, const TensorInfo& info) {
   std::vector<float> values(static_cast<size_t>(array.numel()));
   if (array.dtype == DType::f32) {
@@ -43,16 +52,6 @@ std::vector<float> as_floats(const HostArray& array, const TensorInfo& info) {
   }
   return values;
 }
-
-std::string db(double value) { return std::isinf(value) ? "inf" : fmt::format("{:.1f}", value); }
-
-nlohmann::json number(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
-
-nlohmann::json stats_json(const ErrorStats& s) {
-  return {{"sqnr_db", number(s.sqnr_db)}, {"cosine", s.cosine}, {"max_abs_error", s.max_abs_error}};
-}
-
-}  // namespace
 
 Sample prepare_sample(const Graph& graph, const Sample& sample) {
   Sample prepared = sample;

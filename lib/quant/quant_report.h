@@ -49,6 +49,10 @@ QuantReport compare_quantized(const Graph& fp32, const QuantizeResult& quantized
 std::string report_text(const QuantReport& report);
 nlohmann::json report_json(const QuantReport& report);
 
+// The values of a captured array as float: an int8 array dequantized with `info`'s per-tensor
+// parameters.
+std::vector<float> as_floats(const HostArray& array, const TensorInfo& info);
+
 // A sample for `graph`, whose int8 inputs (--quantize-io) get the float sample quantized.
 Sample prepare_sample(const Graph& graph, const Sample& sample);
 

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lib/core/error.h"
+#include "lib/quant/bias_correction.h"
 #include "lib/runtime/prepack.h"
 
 namespace mt::quant {
@@ -16,7 +17,15 @@ ModelResult quantize_model(const Graph& fp32, const std::vector<Sample>& samples
                 *target);
   const auto ranges = calibrate(fp32, samples, options.calibration);
   QuantizeOptions quantize = options.quantize;
-  ModelResult result{quantize_graph(fp32, ranges, quantize), std::nullopt, {}};
+  const auto quantize_and_correct = [&] {
+    QuantizeResult quantized = quantize_graph(fp32, ranges, quantize);
+    if (options.bias_correction) {
+      const BiasCorrectionStats stats = correct_biases(fp32, quantized, samples);
+      spdlog::info("bias correction: {} layers, largest shift {:.2f} output steps", stats.layers, stats.max_shift);
+    }
+    return quantized;
+  };
+  ModelResult result{quantize_and_correct(), std::nullopt, {}};
   if (!options.report && !options.auto_fallback_db) return result;
   result.report = compare_quantized(fp32, result.quantized, samples);
   if (!options.auto_fallback_db) return result;
@@ -33,7 +42,7 @@ ModelResult quantize_model(const Graph& fp32, const std::vector<Sample>& samples
     spdlog::info("auto-fallback: {} stays float32", *culprit);
     quantize.keep_fp32.insert(*culprit);
     result.fallback_nodes.push_back(*culprit);
-    result.quantized = quantize_graph(fp32, ranges, quantize);
+    result.quantized = quantize_and_correct();
     result.report = compare_quantized(fp32, result.quantized, samples);
   }
 }

@@ -1,5 +1,6 @@
-// The whole of mt-quantize between I/O: calibrate, quantize, optionally move layers whose SQNR
-// is too low back to float32 one at a time (--auto-fallback), and report against fp32.
+// The whole of mt-quantize between I/O: calibrate, quantize, optionally correct the biases
+// (--bias-correction), optionally move layers whose SQNR is too low back to float32 one at a time
+// (--auto-fallback), and report against fp32.
 #pragma once
 
 #include <optional>
@@ -11,6 +12,7 @@ namespace mt::quant {
 struct ModelOptions {
   CalibrationOptions calibration;
   QuantizeOptions quantize;
+  bool bias_correction = false;            // empirical bias correction of conv2d / linear (bias_correction.h)
   std::optional<double> auto_fallback_db;  // keep layers below this SQNR in float32
   bool report = false;                     // compute the report even without auto-fallback
 };
