@@ -76,6 +76,19 @@ def qnnpack_model(name: str, calibration: torch.Tensor) -> torch.nn.Module:
     return model.eval()
 
 
+def int8_input_only(model: torch.nn.Module, calibration: torch.Tensor, evaluation: torch.Tensor, expected) -> list:
+    """Cosines against fp32 of the fp32 model fed its input rounded to int8 as mt-quantize --method minmax
+    rounds it (per tensor over the calibration images' range widened to 0; mt-quantize(1), SCHEME),
+    everything else float: what rounding the input alone costs. XNNPACK's and qnnpack's int8 first
+    convolution reads an int8 input, so neither int8 model can be expected to do better."""
+    lo, hi = min(float(calibration.min()), 0.0), max(float(calibration.max()), 0.0)
+    scale = max((hi - lo) / 255.0, 1e-8)
+    zero = float(np.clip(np.round(-128.0 - lo / scale), -128, 127))
+    rounded = (torch.clamp(torch.round(evaluation / scale) + zero, -128, 127) - zero) * scale
+    with torch.no_grad():
+        return [cosine(model(rounded[i:i + 1]).numpy(), expected[i]) for i in range(evaluation.shape[0])]
+
+
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
     a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
@@ -127,6 +140,7 @@ def compare(name: str, args, tools: dict, work: pathlib.Path) -> dict:
     run([tools["mt-quantize"], "-q", fp32, "--calibration", calib_path, "--method", args.method, "--report", report_path,
          "-o", int8])
 
+    input_only_cos = int8_input_only(model, calibration, evaluation, expected)
     mt_cos = {"fp32": [], "int8": []}
     for i in range(args.evaluation):
         x_path, y_path = work / f"{name}.x{i}.npy", work / f"{name}.y.npy"
@@ -146,6 +160,7 @@ def compare(name: str, args, tools: dict, work: pathlib.Path) -> dict:
     return {
         "model": name,
         "cosine_mt_fp32": min(mt_cos["fp32"]),
+        "cosine_int8_input_only": min(input_only_cos),
         "cosine_mt_int8": min(mt_cos["int8"]),
         "cosine_qnnpack": min(qnnpack_cos),
         "mean_cosine_mt_int8": float(np.mean(mt_cos["int8"])),
@@ -175,20 +190,23 @@ def markdown(rows, args) -> str:
         "variants with seeded random weights and BatchNorm statistics re-estimated on image-like inputs",
         f"(scripts/mt_models/vision.py). Both int8 versions are calibrated on the same {args.calibration}",
         f"held-out images; the cosine is the worst over {args.evaluation} further images, of the model's output",
-        "against PyTorch's fp32 output (mt fp32 shows what conversion alone costs). mt runs on the cpu",
+        "against PyTorch's fp32 output (mt fp32 shows what conversion alone costs; \"int8 input only\" is",
+        "PyTorch's fp32 model fed its input rounded to int8 as mt-quantize rounds it, everything else float:",
+        "what rounding the input alone costs, before any int8 layer). mt runs on the cpu",
         f"backend, quantized with `mt-quantize --method {args.method}`;",
         "qnnpack is PyTorch's fused + prepare/calibrate/convert model. Latency: the best of",
         f"{args.iterations} runs at 1 thread (mt-bench; PyTorch Mobile lite interpreter after",
         "optimize_for_mobile); the machine is shared and under load, where the best run is the least",
         "disturbed estimate, but differences of 10-20% are still within its noise.",
         "",
-        "| model | cosine mt fp32 | cosine mt int8 | cosine qnnpack int8 | .mt fp32 | .mt int8 | ratio "
-        "| mt fp32 ms | mt int8 ms | qnnpack lite ms |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| model | cosine mt fp32 | cosine int8 input only | cosine mt int8 | cosine qnnpack int8 | .mt fp32 "
+        "| .mt int8 | ratio | mt fp32 ms | mt int8 ms | qnnpack lite ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['model']} | {r['cosine_mt_fp32']:.5f} | {r['cosine_mt_int8']:.5f} | {r['cosine_qnnpack']:.5f} "
+            f"| {r['model']} | {r['cosine_mt_fp32']:.5f} | {r['cosine_int8_input_only']:.5f} | {r['cosine_mt_int8']:.5f} "
+            f"| {r['cosine_qnnpack']:.5f} "
             f"| {r['fp32_bytes'] / 1e6:.2f} MB | {r['int8_bytes'] / 1e6:.2f} MB | {r['fp32_bytes'] / r['int8_bytes']:.2f}x "
             f"| {r['mt_fp32_ms']:.1f} | {r['mt_int8_ms']:.1f} | {r['qnnpack_lite_ms']:.1f} |")
     lines += ["", "Nodes mt-quantize left in float32 (quantize/dequantize inserted around them):", ""]
