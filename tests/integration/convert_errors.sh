@@ -6,43 +6,32 @@
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
+source "$MT_SOURCE_DIR/tests/integration/common.bash"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 models="$work/models"
 /usr/bin/python3 "$MT_SOURCE_DIR/scripts/make_onnx_test_models.py" "$models"
-out="$work/out/model.mt"
-mkdir -p "$work/out"
+out="$work/written/model.mt"
+mkdir -p "$work/written"
 
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-
-# expect STATUS TEXT ARGS...: runs mt-convert ARGS -o $out, checks the exit status, that stderr is one
-# line containing TEXT, and that the output directory is still empty.
-expect() {
+# expect_convert STATUS TEXT ARGS...: mt-convert ARGS -o $out is refused (expect) and writes nothing.
+expect_convert() {
   local status=$1 text=$2
   shift 2
-  echo "== mt-convert $* (expect $status: $text)"
-  local got=0
-  mt-convert "$@" -o "$out" 2> "$work/stderr" > "$work/stdout" || got=$?
-  [[ $got -eq $status ]] || fail "mt-convert $*: exit status $got, expected $status ($(cat "$work/stderr"))"
-  [[ $(wc -l < "$work/stderr") -eq 1 ]] || fail "mt-convert $*: expected one line on stderr, got: $(cat "$work/stderr")"
-  grep -qF -- "$text" "$work/stderr" || fail "mt-convert $*: stderr lacks '$text': $(cat "$work/stderr")"
-  [[ ! -s "$work/stdout" ]] || fail "mt-convert $*: wrote to stdout on error"
-  [[ -z "$(ls -A "$work/out")" ]] || fail "mt-convert $*: left files behind: $(ls -A "$work/out")"
+  expect "$status" "$text" mt-convert "$@" -o "$out"
+  expect_no_output "$work/written"
 }
 
 # Invalid input (3): the path and the reason.
-expect 3 "$models/missing.onnx: no such file" "$models/missing.onnx"
-expect 3 "$models: is a directory" "$models"
-expect 3 "$models/empty.onnx: empty file, expected an ONNX model" "$models/empty.onnx"
-expect 3 "$models/not_onnx.onnx: not an ONNX model" "$models/not_onnx.onnx"
-expect 3 "$models/truncated.onnx: not an ONNX model, or truncated" "$models/truncated.onnx"
-expect 3 "$models/checker_fails.onnx: fails the ONNX checker:" "$models/checker_fails.onnx"
-expect 3 "input 'nowhere'" "$models/checker_fails.onnx"
-expect 3 "external data location '../escaping.bin' is outside the model's directory" "$models/escaping.onnx"
-expect 3 "external data range 8+16 is beyond the end of external.bin (16 bytes)" "$models/past_end.onnx"
+expect_convert 3 "$models/missing.onnx: no such file" "$models/missing.onnx"
+expect_convert 3 "$models: is a directory" "$models"
+expect_convert 3 "$models/empty.onnx: empty file, expected an ONNX model" "$models/empty.onnx"
+expect_convert 3 "$models/not_onnx.onnx: not an ONNX model" "$models/not_onnx.onnx"
+expect_convert 3 "$models/truncated.onnx: not an ONNX model, or truncated" "$models/truncated.onnx"
+expect_convert 3 "$models/checker_fails.onnx: fails the ONNX checker:" "$models/checker_fails.onnx"
+expect_convert 3 "input 'nowhere'" "$models/checker_fails.onnx"
+expect_convert 3 "external data location '../escaping.bin' is outside the model's directory" "$models/escaping.onnx"
+expect_convert 3 "external data range 8+16 is beyond the end of external.bin (16 bytes)" "$models/past_end.onnx"
 
 # An existing -o target survives a failed run untouched.
 echo "keep me" > "$work/existing.mt"
@@ -51,18 +40,18 @@ mt-convert "$models/truncated.onnx" -o "$work/existing.mt" 2> /dev/null || statu
 [[ $status -eq 3 && "$(cat "$work/existing.mt")" == "keep me" ]] || fail "a failed run changed an existing -o file"
 
 # Usage (2): dynamic inputs are listed with their symbolic shapes and the flag to use.
-expect 2 "inputs with dynamic dimensions: x: batch x 3 x 8 x 8; give static shapes with --input-shape NAME:D0,D1,... (e.g. --input-shape x:1,3,8,8)" \
+expect_convert 2 "inputs with dynamic dimensions: x: batch x 3 x 8 x 8; give static shapes with --input-shape NAME:D0,D1,... (e.g. --input-shape x:1,3,8,8)" \
   "$models/dynamic.onnx"
-expect 2 "image: batch x 3 x h x w; mask: batch x 1 x h x w" "$models/two_inputs.onnx"
-expect 2 "inputs with dynamic dimensions: mask: batch x 1 x h x w; give" "$models/two_inputs.onnx" --input-shape image:1,3,4,4
-expect 2 "--input-shape names 'y', which is not an input of the model; its inputs are: image, mask" \
+expect_convert 2 "image: batch x 3 x h x w; mask: batch x 1 x h x w" "$models/two_inputs.onnx"
+expect_convert 2 "inputs with dynamic dimensions: mask: batch x 1 x h x w; give" "$models/two_inputs.onnx" --input-shape image:1,3,4,4
+expect_convert 2 "--input-shape names 'y', which is not an input of the model; its inputs are: image, mask" \
   "$models/two_inputs.onnx" --input-shape y:1,3,4,4
-expect 2 "gives rank 2, but the model declares 'x' as batch x 3 x 8 x 8" "$models/dynamic.onnx" --input-shape x:1,3
-expect 2 "--input-shape 'x:1,three': dimension 'three' is not a positive integer" "$models/dynamic.onnx" --input-shape x:1,three
-expect 2 "--input-shape is given twice for input 'x'" "$models/dynamic.onnx" --input-shape x:1,3,8,8 --input-shape x:2,3,8,8
+expect_convert 2 "gives rank 2, but the model declares 'x' as batch x 3 x 8 x 8" "$models/dynamic.onnx" --input-shape x:1,3
+expect_convert 2 "--input-shape 'x:1,three': dimension 'three' is not a positive integer" "$models/dynamic.onnx" --input-shape x:1,three
+expect_convert 2 "--input-shape is given twice for input 'x'" "$models/dynamic.onnx" --input-shape x:1,3,8,8 --input-shape x:2,3,8,8
 
 # Unsupported (4): every op type, with counts and node names, in one line.
-expect 4 "unsupported ONNX ops: Mod (1 node: mod_a), TopK (2 nodes: topk_a, topk_b)" "$models/unsupported.onnx"
+expect_convert 4 "unsupported ONNX ops: Mod (1 node: mod_a), TopK (2 nodes: topk_a, topk_b)" "$models/unsupported.onnx"
 
 # The success paths next to those errors.
 echo "== conversions that succeed"
@@ -76,12 +65,12 @@ mt-convert "$models/two_inputs.onnx" --input-shape image:1,3,4,4 --input-shape m
 rm -f "$out"
 mt-convert "$models/external.onnx" -o "$out" || fail "external.onnx did not convert"
 rm -f "$out"
-(cd "$work" && mt-convert models/external.onnx -o out/model.mt) || fail "external.onnx from another directory failed"
+(cd "$work" && mt-convert models/external.onnx -o written/model.mt) || fail "external.onnx from another directory failed"
 rm -f "$out"
 mt-convert < "$models/relu.onnx" > "$out" || fail "reading the model from standard input failed"
 [[ -s "$out" ]] || fail "stdin to stdout: no output"
 rm -f "$out"
-expect 4 "external data ('external.bin') needs the model as a file path" - < "$models/external.onnx"
+expect_convert 4 "external data ('external.bin') needs the model as a file path" - < "$models/external.onnx"
 mt-convert --list-ops > "$work/ops" || fail "--list-ops failed"
 for op in Conv Gemm Resize Shape; do grep -qx "$op" "$work/ops" || fail "--list-ops does not list $op"; done
 

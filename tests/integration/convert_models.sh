@@ -7,16 +7,12 @@
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
+source "$MT_SOURCE_DIR/tests/integration/common.bash"
 : "${MT_TEST_MODELS:?MT_TEST_MODELS must name the directory scripts/export_models.py --set ci wrote}"
 python=/usr/bin/python3
 expected_dir="$MT_SOURCE_DIR/tests/integration/data/opnames"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 # Compares the ios of a converted model ($1: mt-opnames --info --format json) with info.json ($2).
 # Prints a one-line difference and exits 1 on mismatch.

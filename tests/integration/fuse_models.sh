@@ -10,15 +10,11 @@
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
+source "$MT_SOURCE_DIR/tests/integration/common.bash"
 : "${MT_TEST_MODELS:?MT_TEST_MODELS must name the directory scripts/export_models.py wrote}"
 python=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 # Runs a command that must exit with status $1; its stdout goes to $work/out, stderr to $work/err.
 expect_status() {

@@ -8,6 +8,7 @@
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
+source "$MT_SOURCE_DIR/tests/integration/common.bash"
 work=$(mktemp -d)
 cleanup() {
   if mountpoint -q "$work/full" 2> /dev/null; then umount "$work/full"; fi
@@ -15,37 +16,24 @@ cleanup() {
 }
 trap cleanup EXIT
 mtfile() { /usr/bin/python3 "$MT_SOURCE_DIR/tests/integration/mtfile.py" "$@"; }
-out_dir="$work/out"
+out_dir="$work/written"
 mkdir -p "$out_dir"
 # Sanitizer builds (scripts/test-sanitizers.sh) reserve terabytes of address space: no ulimit -v.
 sanitized=0
 if grep -qa __asan_init "$(command -v mt-run)"; then sanitized=1; fi  # GCC links libasan, clang links it in
 
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-
-# expect STATUS TEXT TOOL ARGS...: the exit status, one line on stderr containing TEXT, nothing on
-# stdout, and $out_dir still empty.
-expect() {
-  local status=$1 text=$2
-  shift 2
-  echo "== $* (expect $status: $text)"
-  local got=0
-  "$@" 2> "$work/stderr" > "$work/stdout" || got=$?
-  [[ $got -eq $status ]] || fail "$*: exit status $got, expected $status ($(cat "$work/stderr"))"
-  [[ $(wc -l < "$work/stderr") -eq 1 ]] || fail "$*: expected one line on stderr, got: $(cat "$work/stderr")"
-  grep -qF -- "$text" "$work/stderr" || fail "$*: stderr lacks '$text': $(cat "$work/stderr")"
-  [[ ! -s "$work/stdout" ]] || fail "$*: wrote to stdout on error"
-  [[ -z "$(ls -A "$out_dir")" ]] || fail "$*: left files behind: $(ls -A "$out_dir")"
+# expect_refused STATUS TEXT COMMAND...: the command is refused (expect), writing nothing on stdout or
+# in $out_dir.
+expect_refused() {
+  expect "$@"
+  expect_no_output "$out_dir"
 }
 
 # expect_model STATUS TEXT FILE: the same for a crafted model through every tool that reads one.
 expect_model() {
-  expect "$1" "$2" mt-opnames "$3"
-  expect "$1" "$2" mt-fuse "$3" -o "$out_dir/fused.mt"
-  expect "$1" "$2" mt-run "$3" --random-input -o "$out_dir/y.npy"
+  expect_refused "$1" "$2" mt-opnames "$3"
+  expect_refused "$1" "$2" mt-fuse "$3" -o "$out_dir/fused.mt"
+  expect_refused "$1" "$2" mt-run "$3" --random-input -o "$out_dir/y.npy"
 }
 
 # A small valid model: y = relu(conv(x, w, b)), x 1x3x8x8, w 4x3x3x3.
@@ -73,7 +61,7 @@ cp "$base" "$work/base.orig"
 expect_model 3 "$work/empty.mt: empty file" "$work/empty.mt"
 expect_model 3 "$work: is a directory, expected a file" "$work"
 expect_model 3 "$work/missing.mt: no such file" "$work/missing.mt"
-expect 3 "not an mt model" mt-opnames "$work/base.onnx"
+expect_refused 3 "not an mt model" mt-opnames "$work/base.onnx"
 
 # Truncated at every section boundary (and one byte short of the end).
 for at in $(mtfile boundaries "$base"); do
@@ -162,7 +150,7 @@ if ((sanitized)); then
   echo "(sanitizer build: mt-run on the huge shape skipped, it needs ulimit -v)"
 else
   (ulimit -v 2097152 && mt-opnames --info "$work/huge.mt" > /dev/null) || fail "mt-opnames --info on a huge shape"
-  expect 1 "out of memory" bash -c "ulimit -v 2097152 && exec mt-run '$work/huge.mt' --random-input -o '$out_dir/y.npy'"
+  expect_refused 1 "out of memory" bash -c "ulimit -v 2097152 && exec mt-run '$work/huge.mt' --random-input -o '$out_dir/y.npy'"
 fi
 
 # ---- NaN and Inf weights: data, not structure, so the reader accepts them; mt-run counts the
@@ -180,16 +168,16 @@ for device in reference; do
 done
 
 # ---- standard streams --------------------------------------------------------------------------
-expect 2 "standard input is closed" bash -c 'exec mt-opnames <&-'
-expect 2 "standard input is closed" bash -c 'exec mt-convert -o "$0" <&-' "$out_dir/m.mt"
-expect 2 "standard input is closed" bash -c 'exec mt-fuse -o "$0" <&-' "$out_dir/m.mt"
+expect_refused 2 "standard input is closed" bash -c 'exec mt-opnames <&-'
+expect_refused 2 "standard input is closed" bash -c 'exec mt-convert -o "$0" <&-' "$out_dir/m.mt"
+expect_refused 2 "standard input is closed" bash -c 'exec mt-fuse -o "$0" <&-' "$out_dir/m.mt"
 # stdout closed: a model written to -o must not end up on descriptor 1 and the log must not end up
 # in the model; writing results to the closed stdout is a write error.
 bash -c 'exec mt-fuse "$0" -o "$1" >&-' "$base" "$work/fused.mt" || fail "mt-fuse -o with stdout closed"
 mt-opnames "$work/fused.mt" > /dev/null || fail "mt-fuse with stdout closed wrote a bad model"
 rm "$work/fused.mt"
-expect 1 "write error" bash -c 'exec mt-fuse "$0" >&-' "$base"
-expect 1 "write error" bash -c 'exec mt-convert "$0" >&-' "$work/base.onnx"
+expect_refused 1 "write error" bash -c 'exec mt-fuse "$0" >&-' "$base"
+expect_refused 1 "write error" bash -c 'exec mt-convert "$0" >&-' "$work/base.onnx"
 
 # stdout a pipe whose reader has gone (EPIPE): exit 0, nothing on stderr.
 epipe() {
@@ -227,16 +215,16 @@ EOF
 mt-convert "$big" -o "$work/big.mt"
 cp "$work/big.mt" "$work/big.orig"
 # ulimit -f (in 1 KiB blocks): write() fails with EFBIG instead of SIGXFSZ killing the tool.
-expect 1 "File too large" bash -c 'ulimit -f 1024 && exec mt-convert "$0" -o "$1"' "$big" "$out_dir/m.mt"
-expect 1 "File too large" bash -c 'ulimit -f 1024 && exec mt-fuse "$0" -o "$1"' "$work/big.mt" "$out_dir/m.mt"
+expect_refused 1 "File too large" bash -c 'ulimit -f 1024 && exec mt-convert "$0" -o "$1"' "$big" "$out_dir/m.mt"
+expect_refused 1 "File too large" bash -c 'ulimit -f 1024 && exec mt-fuse "$0" -o "$1"' "$work/big.mt" "$out_dir/m.mt"
 cmp "$work/big.mt" "$work/big.orig" || fail "the input changed"
 # A 1 MiB tmpfs (when this runs as root and may mount): ENOSPC, the old output left as it was.
 mkdir "$work/full"
 if mount -t tmpfs -o size=1m tmpfs "$work/full" 2> /dev/null; then
   echo old > "$work/full/m.mt"
   out_dir="$work/full/new" && mkdir "$out_dir"
-  expect 1 "No space left on device" mt-convert "$big" -o "$out_dir/m.mt"
-  expect 1 "No space left on device" mt-fuse "$work/big.mt" -o "$out_dir/m.mt"
+  expect_refused 1 "No space left on device" mt-convert "$big" -o "$out_dir/m.mt"
+  expect_refused 1 "No space left on device" mt-fuse "$work/big.mt" -o "$out_dir/m.mt"
   out_dir="$work/full"
   rm -r "$work/full/new"
   got=0
@@ -244,7 +232,7 @@ if mount -t tmpfs -o size=1m tmpfs "$work/full" 2> /dev/null; then
   [[ $got -eq 1 && "$(cat "$work/full/m.mt")" == old && $(ls -A "$work/full") == m.mt ]] ||
     fail "a failed overwrite on a full disk damaged the old output"
   umount "$work/full"
-  out_dir="$work/out"
+  out_dir="$work/written"
 else
   echo "(no tmpfs: cannot mount here; the ulimit -f cases cover write failure)"
 fi
@@ -272,7 +260,7 @@ PY
 /usr/bin/python3 "$work/chain.py" 1000000 "$work/million.onnx"
 limit_kb=4194304
 ((sanitized)) && limit_kb=unlimited
-expect 4 "1000000 nodes, more than the 524288 mt imports" \
+expect_refused 4 "1000000 nodes, more than the 524288 mt imports" \
   bash -c "ulimit -v $limit_kb && exec timeout 60 mt-convert '$work/million.onnx' -o '$out_dir/m.mt'"
 rm "$work/million.onnx"
 

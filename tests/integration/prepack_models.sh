@@ -8,25 +8,11 @@
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
+source "$MT_SOURCE_DIR/tests/integration/common.bash"
 : "${MT_TEST_MODELS:?MT_TEST_MODELS must name the directory scripts/export_models.py wrote}"
 python=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-
-# Runs a command that must exit with status $1 and print $2 (a fixed string) on stderr.
-expect() {
-  local want=$1 message=$2
-  shift 2
-  local status=0
-  "$@" > "$work/out" 2> "$work/err" || status=$?
-  [[ $status -eq $want ]] || { cat "$work/err" >&2; fail "exit $status (want $want): $*"; }
-  grep -qF -- "$message" "$work/err" || fail "$* did not say '$message': $(cat "$work/err")"
-}
 
 if ! mt-run --list-devices | grep -qx cpu; then
   echo "prepack_models: this build has no cpu backend; nothing to test"

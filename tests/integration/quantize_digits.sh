@@ -7,15 +7,11 @@
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
+source "$MT_SOURCE_DIR/tests/integration/common.bash"
 python=/usr/bin/python3
 models="$MT_SOURCE_DIR/models"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 mt-convert "$models/digits.onnx" --input-shape image:20,1,8,8 | mt-fuse -q | \
   mt-quantize --calibration "$models/digits-calib.npy" --report "$work/report.json" -o "$work/int8.mt"
@@ -175,16 +171,8 @@ print(f"--bias-correction changed {changed} of {sum(len(p) for p in plain)} bias
 assert changed > 0
 PY
 
-# Errors and their exit codes.
-expect() {
-  local want=$1
-  shift
-  local status=0
-  "$@" > /dev/null 2> "$work/err" || status=$?
-  [[ $status -eq $want ]] || { cat "$work/err" >&2; fail "exit $status (want $want): $*"; }
-}
-expect 2 mt-quantize "$work/fp32.mt" -o "$work/x.mt"
-expect 2 mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --keep-fp32 no_such_node -o "$work/x.mt"
-expect 2 mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --percentile 99 -o "$work/x.mt"
-expect 3 mt-quantize "$work/fp32.mt" --calibration "$models/digits-test-labels.npy" -o "$work/x.mt"
+expect 2 "--calibration is required" mt-quantize "$work/fp32.mt" -o "$work/x.mt"
+expect 2 "--keep-fp32: the model has no node 'no_such_node'" mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --keep-fp32 no_such_node -o "$work/x.mt"
+expect 2 "--percentile applies to --method percentile only" mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --percentile 99 -o "$work/x.mt"
+expect 3 "digits-test-labels.npy: dtype int64 but input 'image' is float32" mt-quantize "$work/fp32.mt" --calibration "$models/digits-test-labels.npy" -o "$work/x.mt"
 echo "quantize_digits: ok"

@@ -7,29 +7,13 @@
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
+source "$MT_SOURCE_DIR/tests/integration/common.bash"
 : "${MT_TEST_MODELS:?MT_TEST_MODELS must name the directory scripts/export_models.py --set ci wrote}"
 python=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 dir="$MT_TEST_MODELS/squeezenet1_1"
 model="$work/model.mt"
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-
-# expect STATUS MESSAGE-FRAGMENT COMMAND...: the command exits with STATUS and its stderr contains
-# the fragment (stdout and stderr land in $work/out and $work/err).
-expect() {
-  local want=$1 fragment=$2
-  shift 2
-  local status=0
-  "$@" > "$work/out" 2> "$work/err" || status=$?
-  [[ $status -eq $want ]] || { cat "$work/err" >&2; fail "exit $status (want $want): $*"; }
-  grep -qF -- "$fragment" "$work/err" || { cat "$work/err" >&2; fail "stderr lacks '$fragment': $*"; }
-  echo "ok   exit $status: $(head -1 "$work/err")"
-}
 
 [[ -f "$dir/model.onnx" ]] || fail "$dir/model.onnx missing (run scripts/export_models.py --set ci)"
 mt-convert "$dir/model.onnx" -o "$model"

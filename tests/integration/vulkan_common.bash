@@ -3,17 +3,14 @@
 #
 # The driver: $MT_VULKAN_ICD if set, else Mesa's lavapipe when installed, so that results do not
 # depend on the machine's GPU; VK_ICD_FILENAMES set by the caller is kept.
+source "$MT_SOURCE_DIR/tests/integration/common.bash"
+
 lavapipe_icd=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 if [[ -n "${MT_VULKAN_ICD:-}" ]]; then
   export VK_ICD_FILENAMES="$MT_VULKAN_ICD"
 elif [[ -z "${VK_ICD_FILENAMES:-}" && -f "$lavapipe_icd" ]]; then
   export VK_ICD_FILENAMES="$lavapipe_icd"
 fi
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 # Exits the test unless mt-run can see a Vulkan device: 77 (skipped) normally, 1 with MT_REQUIRE_VULKAN=1.
 require_vulkan_device() {

@@ -20,17 +20,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache"
 
-# Runs a command that must exit with status $1 and print $2 (a fixed string) as its one line on stderr.
-expect() {
-  local want=$1 message=$2
-  shift 2
-  local status=0
-  "$@" > "$work/out" 2> "$work/err" || status=$?
-  [[ $status -eq $want ]] || { cat "$work/err" >&2; fail "exit $status (want $want): $*"; }
-  grep -qF -- "$message" "$work/err" || fail "$* did not say '$message': $(cat "$work/err")"
-  [[ $(wc -l < "$work/err") -eq 1 ]] || fail "$* printed more than one line: $(cat "$work/err")"
-}
-
 models="mobilenet_v3_small squeezenet1_1 lraspp_mobilenet_v3_large op_conv_bn_relu_opset13 op_conv_transpose_opset13
         op_conv_transpose_opset9"
 count=0
