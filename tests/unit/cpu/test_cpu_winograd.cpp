@@ -56,7 +56,9 @@ TEST_CASE("cpu winograd: 3x3 stride-1 convs match the reference") {
       {2, {.n = 1, .c = 32, .h = 14, .w = 14, .m = 24, .pads = {1, 1, 1, 1}}},                   // whole tiles
       {2, {.n = 2, .c = 19, .h = 13, .w = 15, .m = 33, .pads = {1, 0, 1, 2}, .bias = false, .low = -1, .high = 1}},
   };
-  for (const auto& [tile, k] : cases) {
+  for (const Case& c : cases) {
+    const size_t tile = c.tile;
+    const WinoCase& k = c.conv;  // not a structured binding: INFO captures it, which clang 14 refuses
     INFO("N=", k.n, " C=", k.c, " H=", k.h, " W=", k.w, " M=", k.m);
     const GraphBuilder b = conv3x3(k);
     const auto& y = b.graph.tensor(b.graph.outputs[0]).shape;

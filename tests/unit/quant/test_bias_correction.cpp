@@ -48,8 +48,11 @@ std::vector<double> channel_means(const std::vector<float>& values, const Shape&
 
 TEST_CASE("mean_patch: sum of weight * mean patch + bias is the conv's mean output") {
   std::mt19937 rng(9);
-  for (const auto& [group, stride, pad, dilation] :
+  for (const auto& params :
        {std::tuple{1, 1, 1, 1}, std::tuple{2, 2, 1, 1}, std::tuple{4, 2, 0, 2}, std::tuple{1, 3, 2, 1}}) {
+    // Named copies, not a structured binding: CAPTURE takes them by reference, which clang 14 refuses.
+    const int group = std::get<0>(params), stride = std::get<1>(params), pad = std::get<2>(params),
+              dilation = std::get<3>(params);
     CAPTURE(group);
     CAPTURE(stride);
     const Shape x_shape{2, 4, 9, 7}, w_shape{8, 4 / group, 3, 3};
