@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <vector>
 
 #include "kernels/vulkan/ops.h"
+#include "kernels/vulkan/weight_layout.h"
 #include "lib/ops/registry.h"
 
 namespace mt::vulkan {
@@ -60,6 +62,15 @@ std::pair<double, double> activation_bounds(const Node& node) {
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   const double lo = attr_float(node, "act_min"), hi = attr_float(node, "act_max");
   return {lo > -kFloatMax ? lo : -kInfinity, hi < kFloatMax ? hi : kInfinity};
+}
+
+int bias_weights(NodeContext& ctx, int64_t channels) {
+  if (ctx.prepacked(2)) return ctx.prepacked_weights(2);
+  if (!ctx.has_input(2)) {
+    const std::vector<float> zeros(static_cast<size_t>(channels), 0.0f);
+    return ctx.weights(pack_channels(zeros.data(), channels));
+  }
+  return ctx.weights(pack_channels(ctx.constant(2), channels));
 }
 
 std::optional<std::string> require_constant(const Graph& graph, const Node& node, size_t i, const char* what) {

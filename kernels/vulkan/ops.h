@@ -44,6 +44,10 @@ MT_VULKAN_OP(resize)
 // The fused clamp of a node (act_min, act_max): a bound at +-FLT_MAX means none (infinite).
 std::pair<double, double> activation_bounds(const Node& node);
 
+// The weights buffer of a conv/linear node's bias (input 2) packed per block of 4 channels: stored
+// by mt-prepack, packed from the constant, or zeros when the node has none.
+int bias_weights(NodeContext& ctx, int64_t channels);
+
 // Why a node whose input `i` must be a constant cannot run, or nullopt.
 std::optional<std::string> require_constant(const Graph& graph, const Node& node, size_t i, const char* what);
 

@@ -27,15 +27,6 @@ ConvShapes shapes(NodeContext& ctx) {
   return {x[0], x[1], x[2], x[3], y[1], y[2], y[3]};
 }
 
-int bias_of(NodeContext& ctx, int64_t channels) {
-  if (ctx.prepacked(2)) return ctx.prepacked_weights(2);
-  if (!ctx.has_input(2)) {
-    const std::vector<float> zeros(static_cast<size_t>(channels), 0.0f);
-    return ctx.weights(pack_channels(zeros.data(), channels));
-  }
-  return ctx.weights(pack_channels(ctx.constant(2), channels));
-}
-
 // The packed weights and their ranges (weight_layout.h), from the model when prepacked.
 std::pair<int, int> conv_weights(NodeContext& ctx, const ConvShapes& s, int64_t group, const Window2d& window,
                                  bool transposed) {
@@ -63,7 +54,7 @@ void plan_conv2d(NodeContext& ctx) {
   const auto [lo, hi] = activation_bounds(node);
   const Tensor& x = ctx.input(0);
   const Tensor y = ctx.output(0);
-  const int bias = bias_of(ctx, s.m);
+  const int bias = bias_weights(ctx, s.m);
   const int64_t in_blocks = (s.c + 3) / 4, out_blocks = (s.m + 3) / 4;
   const std::vector<uint32_t> geometry = {u32(window.kernel[0]), u32(window.kernel[1]), u32(window.stride[0]),
                                           u32(window.stride[1]), u32(window.dilation[0]), u32(window.dilation[1]), kTile};
@@ -112,7 +103,7 @@ void plan_conv_transpose2d(NodeContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor y = ctx.output(0);
   const auto [weights, ranges] = conv_weights(ctx, s, group, window, true);
-  const int bias = bias_of(ctx, s.m);
+  const int bias = bias_weights(ctx, s.m);
   const int64_t in_blocks = (s.c + 3) / 4, out_blocks = (s.m + 3) / 4;
   ctx.dispatch("conv_transpose2d", {8, 8, 1},
                {u32(window.kernel[0]), u32(window.kernel[1]), u32(window.stride[0]), u32(window.stride[1]),

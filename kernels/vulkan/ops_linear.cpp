@@ -19,10 +19,7 @@ void plan_linear(NodeContext& ctx) {
   const auto [lo, hi] = activation_bounds(ctx.node());
   const int weights =
       ctx.prepacked(1) ? ctx.prepacked_weights(1) : ctx.weights(pack_linear_weights(ctx.constant(1), n, k));
-  std::vector<float> zeros;
-  if (!ctx.has_input(2)) zeros.assign(static_cast<size_t>(n), 0.0f);
-  const int bias = ctx.prepacked(2) ? ctx.prepacked_weights(2)
-                                    : ctx.weights(pack_channels(ctx.has_input(2) ? ctx.constant(2) : zeros.data(), n));
+  const int bias = bias_weights(ctx, n);
   const Tensor& x = ctx.input(0);
   const Tensor y = ctx.output(0);
   // The last axis is the packed one for tensors of rank 1 and 2 (packed_layout.h).
