@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <memory>
 
-#include "kernels/reference/reference_backend.h"
 #include "lib/ops/conv_geometry.h"
 #include "lib/ops/registry.h"
 #include "lib/passes/graph_edit.h"
@@ -45,11 +43,6 @@ void accumulate(std::vector<double>& sum, const std::vector<double>& values) {
   for (size_t i = 0; i < values.size(); ++i) sum[i] += values[i];
 }
 
-const Backend& reference_backend() {
-  static const std::unique_ptr<Backend> backend = make_reference_backend();
-  return *backend;
-}
-
 // Runs `node` alone (a one-node graph of `graph`'s tensors) on the reference backend, its
 // non-constant inputs taken from `values`, and stores its outputs there.
 void run_node(const Graph& graph, const Node& node, Values& values) {
@@ -77,6 +70,53 @@ std::vector<int32_t> bias_values(const Graph& graph, const std::string& tensor, 
   if (tensor.empty()) return std::vector<int32_t>(channels, 0);
   const auto data = graph.tensor(tensor).data.as<int32_t>();
   return {data.begin(), data.end()};
+}
+
+// Adds to the int32 bias of int8 layer `node` of `q8` (one is created if it has none) the
+// difference between its fp32 mean output per channel (`target`) and its mean output on `values`,
+// the int8 model's own inputs to it on every sample.
+void correct_layer(Graph& q8, Node& node, const std::vector<double>& target, const std::vector<Values>& values,
+                   BiasCorrectionStats& stats) {
+  const TensorInfo& x = q8.tensor(node.inputs[0]);
+  const TensorInfo& w = q8.tensor(node.inputs[1]);
+  std::vector<double> patch;
+  for (const Values& sample : values) {
+    const auto input = as_floats(sample.at(node.inputs[0]), x);
+    accumulate(patch, mean_patch(node, w.shape, x.shape, input));
+  }
+  for (double& p : patch) p /= static_cast<double>(values.size());
+  const std::vector<float>& w_scales = w.quant->scales;
+  const float x_scale = x.quant->scales[0];
+  const auto channels = static_cast<size_t>(w.shape[0]);
+  const auto w_q = w.data.as<int8_t>();
+  const size_t per_channel = w_q.size() / channels;
+  std::vector<float> w_real(w_q.size()), b_real(channels);
+  for (size_t i = 0; i < w_q.size(); ++i) w_real[i] = static_cast<float>(w_q[i]) * w_scales[i / per_channel];
+  const std::string bias_name = node.inputs.size() > 2 ? node.inputs[2] : std::string();
+  const auto b_q = bias_values(q8, bias_name, channels);
+  for (size_t m = 0; m < channels; ++m) b_real[m] = static_cast<float>(b_q[m]) * x_scale * w_scales[m];
+  const auto current = mean_output(node, w.shape, w_real, b_real, patch);
+  const float out_scale = q8.tensor(node.outputs[0]).quant->scales[0];
+  for (size_t m = 0; m < channels; ++m) {
+    const double shift = target[m] - current[m];
+    stats.max_shift = std::max(stats.max_shift, std::abs(shift) / out_scale);
+    b_real[m] = static_cast<float>(b_real[m] + shift);
+  }
+  const auto corrected = quantize_bias(b_real, x_scale, w_scales);
+  const auto bytes = ConstData::copy_of(corrected.data(), corrected.size() * sizeof(int32_t));
+  if (!bias_name.empty()) {
+    q8.tensor(bias_name).data = bytes;
+  } else {
+    QuantParams params{.axis = 0};
+    for (float s : w_scales) {
+      params.scales.push_back(x_scale * s);
+      params.zero_points.push_back(0);
+    }
+    const std::string name = passes::unique_tensor_name(q8, node.name + "_bias_q32");
+    q8.add_tensor({.name = name, .dtype = DType::i32, .shape = {w.shape[0]}, .quant = params, .data = bytes});
+    node.inputs.resize(3);
+    node.inputs[2] = name;
+  }
 }
 
 }  // namespace
@@ -165,46 +205,7 @@ BiasCorrectionStats correct_biases(const Graph& fp32, QuantizeResult& quantized,
     for (const auto& input : node.inputs) ++reads[input];
   for (Node& node : q8.nodes) {
     if (const auto it = target.find(node.name); it != target.end()) {
-      const TensorInfo& x = q8.tensor(node.inputs[0]);
-      const TensorInfo& w = q8.tensor(node.inputs[1]);
-      std::vector<double> patch;
-      for (auto& sample : values) {
-        const auto input = as_floats(sample.at(node.inputs[0]), x);
-        accumulate(patch, mean_patch(node, w.shape, x.shape, input));
-      }
-      for (double& p : patch) p /= static_cast<double>(samples.size());
-      const std::vector<float>& w_scales = w.quant->scales;
-      const float x_scale = x.quant->scales[0];
-      const auto channels = static_cast<size_t>(w.shape[0]);
-      const auto w_q = w.data.as<int8_t>();
-      const size_t per_channel = w_q.size() / channels;
-      std::vector<float> w_real(w_q.size()), b_real(channels);
-      for (size_t i = 0; i < w_q.size(); ++i) w_real[i] = static_cast<float>(w_q[i]) * w_scales[i / per_channel];
-      const std::string bias_name = node.inputs.size() > 2 ? node.inputs[2] : std::string();
-      const auto b_q = bias_values(q8, bias_name, channels);
-      for (size_t m = 0; m < channels; ++m) b_real[m] = static_cast<float>(b_q[m]) * x_scale * w_scales[m];
-      const auto current = mean_output(node, w.shape, w_real, b_real, patch);
-      const float out_scale = q8.tensor(node.outputs[0]).quant->scales[0];
-      for (size_t m = 0; m < channels; ++m) {
-        const double shift = it->second[m] - current[m];
-        stats.max_shift = std::max(stats.max_shift, std::abs(shift) / out_scale);
-        b_real[m] = static_cast<float>(b_real[m] + shift);
-      }
-      const auto corrected = quantize_bias(b_real, x_scale, w_scales);
-      const auto bytes = ConstData::copy_of(corrected.data(), corrected.size() * sizeof(int32_t));
-      if (!bias_name.empty()) {
-        q8.tensor(bias_name).data = bytes;
-      } else {
-        QuantParams params{.axis = 0};
-        for (float s : w_scales) {
-          params.scales.push_back(x_scale * s);
-          params.zero_points.push_back(0);
-        }
-        const std::string name = passes::unique_tensor_name(q8, node.name + "_bias_q32");
-        q8.add_tensor({.name = name, .dtype = DType::i32, .shape = {w.shape[0]}, .quant = params, .data = bytes});
-        node.inputs.resize(3);
-        node.inputs[2] = name;
-      }
+      correct_layer(q8, node, it->second, values, stats);
       ++stats.layers;
     }
     for (auto& sample : values) run_node(q8, node, sample);

@@ -131,8 +131,12 @@ Range Observer::entropy_range() const {
   return {std::min(std::max(min_, -threshold), hi), hi};
 }
 
-std::vector<HostArray> run_and_capture(const Graph& graph, const Sample& sample, const std::vector<std::string>& tensors) {
+const Backend& reference_backend() {
   static const std::unique_ptr<Backend> backend = make_reference_backend();
+  return *backend;
+}
+
+std::vector<HostArray> run_and_capture(const Graph& graph, const Sample& sample, const std::vector<std::string>& tensors) {
   Graph probe = graph;
   std::vector<std::string> outputs;
   std::vector<size_t> from_input(tensors.size(), SIZE_MAX);
@@ -145,7 +149,7 @@ std::vector<HostArray> run_and_capture(const Graph& graph, const Sample& sample,
     if (std::find(outputs.begin(), outputs.end(), tensors[t]) == outputs.end()) outputs.push_back(tensors[t]);
   }
   probe.outputs = outputs;
-  RunResult result = run_once(*backend, probe, PlanOptions{}, sample);
+  RunResult result = run_once(reference_backend(), probe, PlanOptions{}, sample);
   std::vector<HostArray> captured;
   for (size_t t = 0; t < tensors.size(); ++t) {
     if (from_input[t] != SIZE_MAX) {

@@ -11,6 +11,7 @@
 
 #include "lib/ir/graph.h"
 #include "lib/quant/samples.h"
+#include "lib/runtime/backend.h"
 
 namespace mt::quant {
 
@@ -60,6 +61,9 @@ struct CalibrationOptions {
 // The chosen range of every float32 tensor the graph's nodes produce and of its inputs.
 std::map<std::string, Range, std::less<>> calibrate(const Graph& graph, const std::vector<Sample>& samples,
                                                     const CalibrationOptions& options);
+
+// The reference backend, on which lib/quant runs every graph (calibration, bias correction, report).
+const Backend& reference_backend();
 
 // Runs `graph` on the reference backend and returns every tensor named in `tensors` (which must be
 // produced by a node or be graph inputs), in that order.
