@@ -166,7 +166,9 @@ inline __attribute__((always_inline)) void output_block(const float* const (&src
     for (size_t c = 0; c < O; ++c) {
       if (out[r][c] == nullptr) continue;
       float* __restrict y = out[r][c] + m0;
-      for (size_t k = 0; k < N; ++k) y[k] = o[c][k] < low ? low : (o[c][k] > high ? high : o[c][k]);
+      // std::min/max, not a ?: chain, which GCC compiled to a branch per value: mispredicted
+      // half the time under a ReLU (1.6x slower transforms on ResNet18's first conv per block).
+      for (size_t k = 0; k < N; ++k) y[k] = std::min(std::max(o[c][k], low), high);
     }
   }
 }

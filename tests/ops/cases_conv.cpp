@@ -1,7 +1,8 @@
 // Cases of the conv family: kernel sizes 1, 3, 5 and non-square, strides, symmetric and
 // asymmetric pads, dilations, groups (grouped, depthwise with multiplier 1 and 2), odd channel
 // counts, no bias, fused clamps, batch 2, weights given as inputs; conv_transpose2d likewise
-// with output_padding; 3x3 stride-1 convs large enough for the cpu backend's Winograd path.
+// with output_padding; 3x3 stride-1 convs large enough for the cpu backend's Winograd path, and
+// weights large enough for it to slice the output channels.
 #include "tests/ops/op_cases.h"
 
 namespace mt::optest {
@@ -65,6 +66,10 @@ void add_conv_cases(CaseTable& t) {
       {.name = "winograd 3x3 s1 p1 17->24 partial tiles", .n = 1, .c = 17, .h = 26, .w = 23, .m = 24, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}},
       {.name = "winograd 3x3 s1 batch 2 fused relu6 no bias", .n = 2, .c = 16, .h = 26, .w = 26, .m = 20, .kh = 3, .kw = 3, .bias = false, .clamp = std::pair{0.0, 6.0}},
       {.name = "winograd F(2x2) 3x3 s1 p1 16->18 partial tiles", .n = 1, .c = 16, .h = 13, .w = 15, .m = 18, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}},
+      // Weights over 256 KB: the cpu backend slices the output channels into several operators
+      // (conv.cpp, output_slice), here 96 + 24 and 256 + 44.
+      {.name = "sliced output channels 3x3 s2 64->120 batch 2 fused relu", .n = 2, .c = 64, .h = 9, .w = 9, .m = 120, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .clamp = std::pair{0.0, 3.4028234663852886e+38}},
+      {.name = "sliced output channels 1x1 s2 256->300 no bias", .n = 1, .c = 256, .h = 5, .w = 5, .m = 300, .kh = 1, .kw = 1, .strides = {2, 2}, .bias = false},
   };
   for (const auto& c : convs) add(t, "conv2d", c);
 
