@@ -2,6 +2,7 @@
 // XNNPACK's *_nd_f32 operators (add keeps its fused clamp); integers, pow and higher ranks use a
 // broadcast loop. Both operands are read in the output's layout, so NHWC activations meet
 // per-channel constants ([C,1,1] is [1,1,1,C] in NHWC: no copy) without a layout change.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -81,7 +82,7 @@ void add_loop(NodeContext& c, const std::vector<Value>& values, const BroadcastL
       const float low = attr_f32(c.node(), "act_min"), high = attr_f32(c.node(), "act_max");
       step([low, high](T a, T b) {
         const T s = a + b;
-        return s < low ? low : (s > high ? high : s);
+        return std::min(std::max(s, static_cast<T>(low)), static_cast<T>(high));  // branchless
       });
     } else {
       step([](T a, T b) { return static_cast<T>(wrap(a) + wrap(b)); });

@@ -2,6 +2,7 @@
 // operator (packed once; matmul's [K, N] weights through XNN_FLAG_TRANSPOSE_WEIGHTS), applied to
 // every row of X in X's own layout as long as the reduced dim is innermost. Weights computed at
 // run time go through the portable gemm, batched with numpy broadcasting for matmul.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -86,7 +87,7 @@ void plan_linear(NodeContext& c) {
     auto* out = static_cast<float*>(p[last - 1]);
     gemm.run(static_cast<const float*>(p[0]), weights, out, has_bias ? static_cast<const float*>(p[2]) : nullptr, pool);
     const size_t count = gemm.m * gemm.n;
-    for (size_t i = 0; i < count; ++i) out[i] = out[i] < low ? low : (out[i] > high ? high : out[i]);
+    for (size_t i = 0; i < count; ++i) out[i] = std::min(std::max(out[i], low), high);  // branchless
   });
 }
 
