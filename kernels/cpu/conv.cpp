@@ -2,6 +2,7 @@
 // into a temporary OHWI (per group) copy that XNNPACK packs at creation and that is freed right
 // after (prepacked models store OHWI already): a run touches only the packed weights. Depthwise
 // convolutions are recognised by XNNPACK itself (one input and one output channel per group).
+// Large weights are split into several operators by output channel (gemm_slices.h).
 // 3x3 stride-1 convolutions large enough to pay go to winograd_conv.cpp instead.
 #include <algorithm>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cpu/conv_gemm.h"
+#include "kernels/cpu/gemm_slices.h"
 #include "kernels/cpu/op_util.h"
 #include "kernels/cpu/ops.h"
 #include "kernels/cpu/prepack.h"
@@ -54,20 +56,6 @@ std::optional<std::string> check_conv_common(const Graph& graph, const Node& nod
   const float low = attr_f32(node, "act_min"), high = attr_f32(node, "act_max");
   if (!(low < high)) return fmt::format("act_min {} >= act_max {} not supported", low, high);
   return std::nullopt;
-}
-
-// Output channels per XNNPACK operator. XNNPACK's GEMMs sweep every output channel for each
-// block of a few output pixels, so a layer whose weights do not fit in the L2 cache streams them
-// from memory once per pixel block: ResNet18's 7x7 x 512 3x3 convs (9.4 MB) ran at ~130 GFLOP/s
-// against ~200 for layers whose weights fit. Slicing the output channels into operators of at
-// most kSliceBytes of weights each keeps one slice in L2 while it meets every pixel block.
-constexpr size_t kSliceBytes = size_t{256} << 10;
-size_t output_slice(size_t out_channels, size_t weights_per_channel, size_t pixels) {
-  constexpr size_t kPixelBlock = 7;  // rows of XNNPACK's largest f32 GEMM micro-kernels
-  const size_t bytes_per_channel = weights_per_channel * sizeof(float);
-  if (pixels <= kPixelBlock || out_channels * bytes_per_channel <= kSliceBytes) return out_channels;
-  const size_t slice = kSliceBytes / bytes_per_channel / 16 * 16;  // whole 16-channel panels
-  return std::max<size_t>(slice, 16);
 }
 
 }  // namespace
