@@ -2,7 +2,8 @@
 // into a temporary OHWI (per group) copy that XNNPACK packs at creation and that is freed right
 // after (prepacked models store OHWI already): a run touches only the packed weights. Depthwise
 // convolutions are recognised by XNNPACK itself (one input and one output channel per group).
-// Large weights are split into several operators by output channel (gemm_slices.h).
+// Large weights are split into several operators by output channel (gemm_slices.h). On AVX-512
+// CPUs 1x1 stride-1 convs run on our own packed GEMM (packed_gemm.h) instead.
 // 3x3 stride-1 convolutions large enough to pay go to winograd_conv.cpp instead.
 #include <algorithm>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "kernels/cpu/gemm_slices.h"
 #include "kernels/cpu/op_util.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/packed_gemm.h"
 #include "kernels/cpu/prepack.h"
 #include "kernels/cpu/winograd_conv.h"
 
@@ -58,6 +60,31 @@ std::optional<std::string> check_conv_common(const Graph& graph, const Node& nod
   return std::nullopt;
 }
 
+// A 1x1 stride-1 conv is one GEMM over the NHWC pixels, [pixels x C] x [C x M], run by our
+// packed GEMM (packed_gemm.h). OIHW with 1x1 kernels and OHWI are the same bytes: row o holds
+// output channel o's C weights.
+void plan_pointwise(NodeContext& c, const Conv2d& a) {
+  const Shape& ws = c.input_info(1).shape;
+  const auto out_channels = static_cast<size_t>(ws[0]), in_channels = static_cast<size_t>(ws[1]);
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+  const PackedWeights w = pack_gemm_weights(c.keep(packed_gemm_bytes(in_channels, out_channels)),
+                                            c.constant(1).as<float>().data(), in_channels, bias, in_channels,
+                                            out_channels);
+  const Value x = c.input(0, nhwc_layout());
+  const Value y = c.output(0, nhwc_layout());
+  const size_t pixels = count_of(x) / in_channels;
+  const float low = a.low, high = a.high;
+  c.add_kernel({x, y}, [w, pixels, in_channels, out_channels, low, high](Pointers p, pthreadpool_t pool) {
+    packed_gemm(w, pixels, static_cast<const float*>(p[0]), in_channels, static_cast<float*>(p[1]), out_channels,
+                low, high, pool);
+  });
+}
+
+bool is_pointwise(const Conv2d& a) {
+  return a.kh == 1 && a.kw == 1 && a.stride_h == 1 && a.stride_w == 1 && a.groups == 1 && a.pad_top == 0 &&
+         a.pad_left == 0 && a.pad_bottom == 0 && a.pad_right == 0;
+}
+
 }  // namespace
 
 // Weights computed at run time go through conv_gemm.cpp.
@@ -79,6 +106,7 @@ void plan_conv2d(NodeContext& c) {
     if (tile != 0) return plan_conv2d_winograd(c, tile);
   }
   const Conv2d a = conv_attrs(c.node(), w_shape);
+  if (c.packed_gemm() && is_pointwise(a)) return plan_pointwise(c, a);
   const size_t out_channels = static_cast<size_t>(w_shape[0]);
   const size_t group_in = static_cast<size_t>(w_shape[1]);
   const size_t group_out = out_channels / a.groups;

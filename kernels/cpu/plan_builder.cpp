@@ -10,6 +10,7 @@
 #include "kernels/cpu/kernel_table.h"
 #include "kernels/cpu/permute.h"
 #include "kernels/cpu/prepack.h"
+#include "kernels/cpu/packed_gemm.h"
 #include "kernels/cpu/winograd_conv.h"
 #include "lib/core/error.h"
 
@@ -31,7 +32,8 @@ OwnedBlock::OwnedBlock(size_t bytes) {
 void OwnedBlock::Free::operator()(void* p) const { std::free(p); }
 
 PlanBuilder::PlanBuilder(const Graph& graph_, const PlanOptions& options_, pthreadpool_t pool_)
-    : graph(graph_), options(options_), pool(pool_), winograd(winograd_enabled()) {
+    : graph(graph_), options(options_), pool(pool_), winograd(winograd_enabled()),
+      packed_gemm(packed_gemm_enabled()) {
   for (const auto& name : graph.inputs) {
     const TensorInfo& info = graph.tensor(name);
     const int buffer = new_buffer(BufferKind::graph_input, info.byte_size());

@@ -74,7 +74,8 @@ class PlanBuilder {
   const Graph& graph;
   const PlanOptions& options;
   pthreadpool_t pool;
-  const bool winograd;  // MT_CPU_WINOGRAD, read once per plan (winograd_conv.h)
+  const bool winograd;     // MT_CPU_WINOGRAD, read once per plan (winograd_conv.h)
+  const bool packed_gemm;  // AVX-512F and MT_CPU_AVX512_GEMM, read once per plan (packed_gemm.h)
 
   std::vector<Buffer> buffers;
   std::vector<PlannedStep> steps;
@@ -111,6 +112,8 @@ class NodeContext {
   int threads() const { return builder_.options.threads; }
   // Whether 3x3 convs may run as Winograd (MT_CPU_WINOGRAD).
   bool winograd() const { return builder_.winograd; }
+  // Whether constant-weight GEMMs may run on packed_gemm.h instead of XNNPACK.
+  bool packed_gemm() const { return builder_.packed_gemm; }
 
   size_t num_inputs() const { return node_.inputs.size(); }
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }

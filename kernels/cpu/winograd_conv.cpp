@@ -3,9 +3,10 @@
 // 36 independent GEMMs [tiles x C] x [C x M] against the transformed weights U = G g G^T, and the
 // output transform (A^T m A) gives the 4x4 outputs. The GEMMs cost 36 multiplies per 16 outputs
 // instead of 9 per output: 4x fewer. F(2x2, 3x3) is the same with 4x4 tiles and 16 points (2.25x
-// fewer), for layers too small to fill F(4x4)'s GEMMs. The GEMMs run as XNNPACK fully-connected
-// operators whose packed weights are the transformed ones (built at planning, one point at a
-// time, so the original 3x3 weights are never kept twice); the transforms are loops over
+// fewer), for layers too small to fill F(4x4)'s GEMMs. The GEMMs run on our packed GEMM on
+// AVX-512 CPUs (packed_gemm.h), else as XNNPACK fully-connected operators, whose packed weights
+// are the transformed ones (built at planning, one point at a time, so the original 3x3 weights
+// are never kept twice); the transforms are loops over
 // contiguous NHWC channels, compiled for the x86-64 baseline and AVX2+FMA.
 //
 // Scratch (arena, alive during this node only): V [points][tiles][C] and the GEMM results
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "kernels/cpu/op_util.h"
+#include "kernels/cpu/packed_gemm.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/prepack.h"
 #include "kernels/cpu/unary_portable.h"
@@ -229,9 +231,10 @@ class WinogradStep final : public Step {
  public:
   static constexpr size_t kPoints = V::kTile * V::kTile;
 
-  WinogradStep(const Geometry& g, std::vector<XnnOperator> gemms, const float* bias, const float* zeros,
-               pthreadpool_t pool, std::string what)
-      : g_(g), gemms_(std::move(gemms)), bias_(bias), zeros_(zeros), pool_(pool), what_(std::move(what)),
+  // The GEMMs are either XNNPACK operators or packed_gemm.h weights, one per point.
+  WinogradStep(const Geometry& g, std::vector<XnnOperator> gemms, std::vector<PackedWeights> packed,
+               const float* bias, const float* zeros, pthreadpool_t pool, std::string what)
+      : g_(g), gemms_(std::move(gemms)), packed_(std::move(packed)), bias_(bias), zeros_(zeros), pool_(pool), what_(std::move(what)),
         avx2_(cpu_has_avx2_fma()) {}
 
   // Pointers: x, y, V, products.
@@ -241,7 +244,7 @@ class WinogradStep final : public Step {
     v_ = static_cast<float*>(p[2]);
     products_ = static_cast<float*>(p[3]);
     const size_t tiles = g_.tiles();
-    for (size_t k = 0; k < kPoints; ++k)
+    for (size_t k = 0; k < gemms_.size(); ++k)
       check_xnn(xnn_setup_fully_connected_nc_f32(gemms_[k].get(), tiles, v_ + k * tiles * g_.c,
                                                  products_ + k * tiles * g_.m, pool_),
                 what_.c_str());
@@ -256,6 +259,9 @@ class WinogradStep final : public Step {
       input_baseline<V>(g_, x_, zeros_, v_, begin, end);
     });
     for (auto& gemm : gemms_) xnn_run_operator(gemm.get(), pool);
+    const float inf = std::numeric_limits<float>::infinity();
+    for (size_t k = 0; k < packed_.size(); ++k)
+      packed_gemm(packed_[k], tiles, v_ + k * tiles * g_.c, g_.c, products_ + k * tiles * g_.m, g_.m, -inf, inf, pool);
     parallel_chunks(pool, tiles, kMinTiles, [this](size_t begin, size_t end) {
 #if defined(__x86_64__)
       if (avx2_) return output_avx2<V>(g_, products_, bias_, y_, begin, end);
@@ -267,6 +273,7 @@ class WinogradStep final : public Step {
  private:
   Geometry g_;
   std::vector<XnnOperator> gemms_;
+  std::vector<PackedWeights> packed_;
   const float* bias_;
   const float* zeros_;
   pthreadpool_t pool_;
@@ -301,6 +308,7 @@ void plan_variant(NodeContext& c) {
   };
   std::vector<float> u(g.m * g.c);
   std::vector<XnnOperator> gemms;
+  std::vector<PackedWeights> packed;
   const float inf = std::numeric_limits<float>::infinity();
   for (size_t k = 0; k < kPoints; ++k) {
     const float* gr = V::kG[k / T];
@@ -312,12 +320,16 @@ void plan_variant(NodeContext& c) {
           for (size_t b = 0; b < 3; ++b) sum += gr[a] * tap(o, i, a, b) * gc[b];
         u[o * g.c + i] = sum;
       }
+    if (c.packed_gemm()) {
+      packed.push_back(pack_gemm_weights(c.keep(packed_gemm_bytes(g.c, g.m)), u.data(), g.c, nullptr, g.c, g.m));
+      continue;
+    }
     xnn_operator_t op = nullptr;
     c.check(xnn_create_fully_connected_nc_f32(g.c, g.m, g.c, g.m, u.data(), nullptr, -inf, inf, 0, &op),
             "xnn_create_fully_connected_nc_f32");
     gemms.emplace_back(op);
   }
-  c.count_packed(kPoints * g.m * g.c * sizeof(float));
+  if (!gemms.empty()) c.count_packed(kPoints * g.m * g.c * sizeof(float));
 
   // The bias (zeros without one) and a row of zero channels for the padding, owned by the plan.
   auto* owned = static_cast<float*>(c.keep((g.m + g.c) * sizeof(float)));
@@ -329,7 +341,7 @@ void plan_variant(NodeContext& c) {
   const Value y = c.output(0, nhwc_layout());
   const Value v = c.scratch(kPoints * tiles * g.c * sizeof(float));
   const Value products = c.scratch(kPoints * tiles * g.m * sizeof(float));
-  c.add_step(std::make_unique<WinogradStep<V>>(g, std::move(gemms), owned, zeros, c.pool(),
+  c.add_step(std::make_unique<WinogradStep<V>>(g, std::move(gemms), std::move(packed), owned, zeros, c.pool(),
                                                "setup of node '" + node.name + "'"),
              {x, y, v, products});
 }

@@ -66,6 +66,9 @@ void add_conv_cases(CaseTable& t) {
       {.name = "winograd 3x3 s1 p1 17->24 partial tiles", .n = 1, .c = 17, .h = 26, .w = 23, .m = 24, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}},
       {.name = "winograd 3x3 s1 batch 2 fused relu6 no bias", .n = 2, .c = 16, .h = 26, .w = 26, .m = 20, .kh = 3, .kw = 3, .bias = false, .clamp = std::pair{0.0, 6.0}},
       {.name = "winograd F(2x2) 3x3 s1 p1 16->18 partial tiles", .n = 1, .c = 16, .h = 13, .w = 15, .m = 18, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}},
+      // 1x1 stride 1: the cpu backend's packed GEMM on AVX-512 CPUs (70 rows: 8 blocks of 8 and 6;
+      // 40 columns: a full and a partial 16-lane half of a 32-column panel).
+      {.name = "1x1 pointwise batch 2 odd pixels 19->40 fused relu6", .n = 2, .c = 19, .h = 5, .w = 7, .m = 40, .kh = 1, .kw = 1, .clamp = std::pair{0.0, 6.0}},
       // Weights over 256 KB: the cpu backend slices the output channels into several operators
       // (conv.cpp, output_slice), here 96 + 24 and 256 + 44.
       {.name = "sliced output channels 3x3 s2 64->120 batch 2 fused relu", .n = 2, .c = 64, .h = 9, .w = 9, .m = 120, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .clamp = std::pair{0.0, 3.4028234663852886e+38}},

@@ -1,0 +1,90 @@
+// The AVX-512 packed GEMM (kernels/cpu/packed_gemm.h) against a double-precision loop: row counts
+// around its 8-row blocks, column counts around its 32-column panels (masked stores), row strides
+// wider than the matrices (nothing outside them is read or written), bias or none, clamps, one and
+// two threads; MT_CPU_AVX512_GEMM=0 turning it off. Tolerance: 1e-5 of the sum of |a b| terms
+// (fp32 accumulation over k terms). On a CPU without AVX-512F there is nothing to test.
+#include <pthreadpool.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/packed_gemm.h"
+#include "lib/core/error.h"
+#include "tests/unit/cpu/cpu_test_util.h"
+
+namespace mt::test {
+namespace {
+
+struct GemmEnv {  // sets MT_CPU_AVX512_GEMM for one scope
+  explicit GemmEnv(const char* value) { setenv("MT_CPU_AVX512_GEMM", value, 1); }
+  ~GemmEnv() { unsetenv("MT_CPU_AVX512_GEMM"); }
+};
+
+void check_gemm(size_t m, size_t n, size_t k, bool with_bias, float low, float high, pthreadpool_t pool) {
+  const size_t lda = k + 3, ldc = n + 5;
+  std::mt19937 rng(static_cast<unsigned>(m * 131 + n * 7 + k));
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(m * lda), w(n * k), bias(n);
+  for (float& v : a) v = dist(rng);
+  for (float& v : w) v = dist(rng);
+  for (float& v : bias) v = dist(rng);
+  const float sentinel = 12345.0f;
+  std::vector<float> c(m * ldc, sentinel);
+  std::vector<unsigned char> memory(cpu::packed_gemm_bytes(k, n) + 64);
+  void* aligned = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
+  const cpu::PackedWeights packed = cpu::pack_gemm_weights(aligned, w.data(), k, with_bias ? bias.data() : nullptr, k, n);
+  cpu::packed_gemm(packed, m, a.data(), lda, c.data(), ldc, low, high, pool);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < ldc; ++j) {
+      const float got = c[i * ldc + j];
+      if (j >= n) {
+        if (got != sentinel) FAIL_CHECK("m=" << m << " n=" << n << " k=" << k << ": wrote past column n at " << i << "," << j);
+        continue;
+      }
+      double sum = with_bias ? bias[j] : 0.0, magnitude = std::fabs(sum);
+      for (size_t p = 0; p < k; ++p) {
+        sum += static_cast<double>(a[i * lda + p]) * w[j * k + p];
+        magnitude += std::fabs(static_cast<double>(a[i * lda + p]) * w[j * k + p]);
+      }
+      const double want = std::min<double>(std::max<double>(sum, low), high);
+      if (std::fabs(got - want) > 1e-5 * (magnitude + 1))
+        FAIL_CHECK("m=" << m << " n=" << n << " k=" << k << " at " << i << "," << j << ": got " << got << ", want " << want);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("cpu packed gemm: matches a double-precision loop") {
+  if (!cpu::packed_gemm_enabled()) {
+    MESSAGE("skipped: this CPU has no AVX-512F, so the cpu backend uses XNNPACK's GEMMs instead");
+    return;
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  pthreadpool_t two = pthreadpool_create(2);
+  for (size_t m : {1, 7, 8, 9, 23})
+    for (size_t n : {1, 16, 17, 32, 33, 70})
+      for (size_t k : {1, 5, 64}) {
+        check_gemm(m, n, k, true, -inf, inf, nullptr);
+        check_gemm(m, n, k, false, 0.0f, 0.5f, two);
+      }
+  pthreadpool_destroy(two);
+}
+
+TEST_CASE("cpu packed gemm: MT_CPU_AVX512_GEMM=0 turns it off; other values are usage errors") {
+  {
+    GemmEnv env("0");
+    CHECK_FALSE(cpu::packed_gemm_enabled());
+  }
+  GemmEnv env("yes");
+  try {
+    (void)cpu::packed_gemm_enabled();
+    FAIL("MT_CPU_AVX512_GEMM=yes was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::usage);
+  }
+}
+
+}  // namespace mt::test
