@@ -3,7 +3,8 @@
 // after (prepacked models store OHWI already): a run touches only the packed weights. Depthwise
 // convolutions are recognised by XNNPACK itself (one input and one output channel per group).
 // Large weights are split into several operators by output channel (gemm_slices.h). On AVX-512
-// CPUs 1x1 stride-1 convs run on our own packed GEMM (packed_gemm.h) instead.
+// CPUs convs with one group run on our own packed GEMM (packed_gemm.h) instead: 1x1 stride-1
+// ones as plain GEMMs, others as indirect GEMMs.
 // 3x3 stride-1 convolutions large enough to pay go to winograd_conv.cpp instead.
 #include <algorithm>
 #include <vector>
@@ -80,6 +81,32 @@ void plan_pointwise(NodeContext& c, const Conv2d& a) {
   });
 }
 
+// Other one-group convs run as indirect GEMMs over the input pixels (packed_gemm.h), from the
+// OHWI weights `ohwi`.
+void plan_indirect(NodeContext& c, const Conv2d& a, const float* ohwi) {
+  const Shape& xs = c.input_info(0).shape;  // N, C, H, W
+  const Shape& ys = c.output_info(0).shape;
+  const auto out_channels = static_cast<size_t>(ys[1]), channels = static_cast<size_t>(xs[1]);
+  const size_t k = size_t{a.kh} * a.kw * channels;
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+  const PackedWeights w =
+      pack_gemm_weights(c.keep(packed_gemm_bytes(k, out_channels)), ohwi, k, bias, k, out_channels);
+  auto* zeros = static_cast<float*>(c.keep(channels * sizeof(float)));
+  std::fill_n(zeros, channels, 0.0f);
+  const PackedConvShape shape{.n = static_cast<size_t>(xs[0]), .h = static_cast<size_t>(xs[2]),
+                              .w = static_cast<size_t>(xs[3]), .channels = channels,
+                              .out_h = static_cast<size_t>(ys[2]), .out_w = static_cast<size_t>(ys[3]),
+                              .kernel_h = a.kh, .kernel_w = a.kw, .stride_h = a.stride_h, .stride_w = a.stride_w,
+                              .dilation_h = a.dilation_h, .dilation_w = a.dilation_w, .pad_top = a.pad_top,
+                              .pad_left = a.pad_left};
+  const Value x = c.input(0, nhwc_layout());
+  const Value y = c.output(0, nhwc_layout());
+  const float low = a.low, high = a.high;
+  c.add_kernel({x, y}, [w, shape, zeros, low, high](Pointers p, pthreadpool_t pool) {
+    packed_conv(w, shape, static_cast<const float*>(p[0]), zeros, static_cast<float*>(p[1]), low, high, pool);
+  });
+}
+
 bool is_pointwise(const Conv2d& a) {
   return a.kh == 1 && a.kw == 1 && a.stride_h == 1 && a.stride_w == 1 && a.groups == 1 && a.pad_top == 0 &&
          a.pad_left == 0 && a.pad_bottom == 0 && a.pad_right == 0;
@@ -123,6 +150,7 @@ void plan_conv2d(NodeContext& c) {
         for (size_t s = 0; s < kernel; ++s) ohwi[(o * kernel + s) * group_in + i] = w[(o * group_in + i) * kernel + s];
     w = ohwi.data();
   }
+  if (c.packed_gemm() && a.groups == 1 && packed_conv_fits(a.kh, a.kw, group_in)) return plan_indirect(c, a, w);
   const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
 
   const Value x = c.xnn_input(0, nhwc_layout());

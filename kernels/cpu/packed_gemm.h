@@ -3,13 +3,15 @@
 // accumulators in registers (XNNPACK 2022's AVX-512 kernel is 7x16: 7 accumulators, fewer than
 // the FMA pipes' latency wants). Measured side by side with xnn_run_operator on ResNet50's 1x1
 // shapes at 1 thread (AVX-512 EPYC, best of 30): 193-205 GFLOP/s for XNNPACK, 235-252 for this.
-// Used for 1x1 stride-1 convs (conv.cpp) and Winograd's per-point GEMMs (winograd_conv.cpp);
+// Used for convolutions with one group (conv.cpp: 1x1 ones as plain GEMMs, others as indirect
+// GEMMs over the input pixels) and Winograd's per-point GEMMs (winograd_conv.cpp);
 // CPUs without AVX-512F, or MT_CPU_AVX512_GEMM=0, keep XNNPACK.
 #pragma once
 
 #include <pthreadpool.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace mt::cpu {
 
@@ -36,5 +38,22 @@ PackedWeights pack_gemm_weights(void* memory, const float* w, size_t ldw, const 
 // the pool's threads by blocks of 8 rows and panels. Requires packed_gemm_enabled().
 void packed_gemm(const PackedWeights& weights, size_t m, const float* a, size_t lda, float* c, size_t ldc, float low,
                  float high, pthreadpool_t pool);
+
+// A convolution over NHWC input as an indirect GEMM: output pixel p's row is the kernel_h x
+// kernel_w taps' input pixels (`channels` floats each, or `zeros` in the padding) in tap order, so
+// the weights are the OHWI ones packed with k = kernel_h * kernel_w * channels. Groups of 1 only.
+struct PackedConvShape {
+  size_t n, h, w, channels, out_h, out_w;
+  size_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
+  int64_t pad_top, pad_left;
+};
+
+// Whether packed_conv takes this kernel size and input channel count (at most 64 taps, at least 16
+// channels; XNNPACK does better with fewer).
+bool packed_conv_fits(size_t kernel_h, size_t kernel_w, size_t channels);
+
+// y (NHWC, weights.n channels) = clamp(conv(x) + bias). `zeros` holds `channels` zeros.
+void packed_conv(const PackedWeights& weights, const PackedConvShape& shape, const float* x, const float* zeros,
+                 float* y, float low, float high, pthreadpool_t pool);
 
 }  // namespace mt::cpu

@@ -1,8 +1,8 @@
 // Cases of the conv family: kernel sizes 1, 3, 5 and non-square, strides, symmetric and
 // asymmetric pads, dilations, groups (grouped, depthwise with multiplier 1 and 2), odd channel
 // counts, no bias, fused clamps, batch 2, weights given as inputs; conv_transpose2d likewise
-// with output_padding; 3x3 stride-1 convs large enough for the cpu backend's Winograd path, and
-// weights large enough for it to slice the output channels.
+// with output_padding; 3x3 stride-1 convs large enough for the cpu backend's Winograd path, convs
+// for its packed GEMM, and weights large enough for XNNPACK's convolution to be sliced.
 #include "tests/ops/op_cases.h"
 
 namespace mt::optest {
@@ -69,8 +69,13 @@ void add_conv_cases(CaseTable& t) {
       // 1x1 stride 1: the cpu backend's packed GEMM on AVX-512 CPUs (70 rows: 8 blocks of 8 and 6;
       // 40 columns: a full and a partial 16-lane half of a 32-column panel).
       {.name = "1x1 pointwise batch 2 odd pixels 19->40 fused relu6", .n = 2, .c = 19, .h = 5, .w = 7, .m = 40, .kh = 1, .kw = 1, .clamp = std::pair{0.0, 6.0}},
-      // Weights over 256 KB: the cpu backend slices the output channels into several operators
-      // (conv.cpp, output_slice), here 96 + 24 and 256 + 44.
+      // 16 or more input channels, one group: on AVX-512 CPUs the cpu backend's indirect GEMM
+      // (packed_gemm.h): strides, dilations, asymmetric pads, non-square kernels, 7-row blocks.
+      {.name = "indirect 3x3 strides 2,1 dilation 2 asymmetric pads 16->33 batch 2", .n = 2, .c = 16, .h = 11, .w = 9, .m = 33, .kh = 3, .kw = 3, .strides = {2, 1}, .pads = {0, 1, 2, 1}, .dilations = {2, 2}},
+      {.name = "indirect 5x3 s1 pads 2,1 20->17 fused relu6 no bias", .n = 1, .c = 20, .h = 7, .w = 7, .m = 17, .kh = 5, .kw = 3, .pads = {2, 1, 2, 1}, .bias = false, .clamp = std::pair{0.0, 6.0}},
+      // Weights over 256 KB: XNNPACK's convolution (MT_CPU_AVX512_GEMM=0 or no AVX-512, else the
+      // indirect GEMM) slices the output channels into several operators (conv.cpp,
+      // gemm_slices.h), here 96 + 24 and 256 + 44.
       {.name = "sliced output channels 3x3 s2 64->120 batch 2 fused relu", .n = 2, .c = 64, .h = 9, .w = 9, .m = 120, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .clamp = std::pair{0.0, 3.4028234663852886e+38}},
       {.name = "sliced output channels 1x1 s2 256->300 no bias", .n = 1, .c = 256, .h = 5, .w = 5, .m = 300, .kh = 1, .kw = 1, .strides = {2, 2}, .bias = false},
   };
