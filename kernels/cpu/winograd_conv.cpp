@@ -259,9 +259,14 @@ class WinogradStep final : public Step {
       input_baseline<V>(g_, x_, zeros_, v_, begin, end);
     });
     for (auto& gemm : gemms_) xnn_run_operator(gemm.get(), pool);
-    const float inf = std::numeric_limits<float>::infinity();
-    for (size_t k = 0; k < packed_.size(); ++k)
-      packed_gemm(packed_[k], tiles, v_ + k * tiles * g_.c, g_.c, products_ + k * tiles * g_.m, g_.m, -inf, inf, pool);
+    // Threads take whole points (16 or 36 of them): one fork-join per conv instead of one per point
+    // (ResNet18 at 2 threads: 6.83-6.86 -> 6.23-6.29 ms median in the quiet runs).
+    parallel_chunks(pool, packed_.size(), 1, [this, tiles](size_t begin, size_t end) {
+      const float inf = std::numeric_limits<float>::infinity();
+      for (size_t k = begin; k < end; ++k)
+        packed_gemm(packed_[k], tiles, v_ + k * tiles * g_.c, g_.c, products_ + k * tiles * g_.m, g_.m, -inf, inf,
+                    nullptr);
+    });
     parallel_chunks(pool, tiles, kMinTiles, [this](size_t begin, size_t end) {
 #if defined(__x86_64__)
       if (avx2_) return output_avx2<V>(g_, products_, bias_, y_, begin, end);
