@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "lib/core/error.h"
 
@@ -47,6 +49,15 @@ std::vector<int> attr_int_list(const Node& node, std::string_view name) {
 }  // namespace mt::cpu
 
 namespace mt::cpu {
+
+bool env_switch(const char* name, bool fallback) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return fallback;
+  const std::string_view v(value);
+  if (v == "1") return true;
+  if (v == "0") return false;
+  fail(ExitCode::usage, "{} must be 0 or 1, got '{}'", name, v);
+}
 
 bool cpu_has_avx2_fma() {
 #if defined(__x86_64__)

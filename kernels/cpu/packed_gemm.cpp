@@ -15,6 +15,7 @@
 #include <immintrin.h>
 #endif
 
+#include "kernels/cpu/op_util.h"
 #include "kernels/cpu/parallel.h"
 #include "lib/core/error.h"
 
@@ -30,13 +31,8 @@ bool packed_gemm_enabled() {
 #else
   constexpr bool supported = false;
 #endif
-  const char* value = std::getenv("MT_CPU_AVX512_GEMM");
-  if (value != nullptr) {
-    const std::string_view v(value);
-    if (v == "0") return false;
-    if (v != "1") fail(ExitCode::usage, "MT_CPU_AVX512_GEMM must be 0 or 1, got '{}'", v);
-  }
-  return supported;
+  // Read even where unsupported, so that a bad value is an error on every machine.
+  return env_switch("MT_CPU_AVX512_GEMM", true) && supported;
 }
 
 size_t packed_gemm_bytes(size_t k, size_t n) {

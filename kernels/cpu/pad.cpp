@@ -12,8 +12,6 @@
 namespace mt::cpu {
 namespace {
 
-constexpr size_t kMaxDims = 16;
-
 // For each output index along one dim: the input index it copies, or -1 for the padding value.
 std::vector<int64_t> index_map(int64_t size, int64_t begin, int64_t end, const std::string& mode) {
   std::vector<int64_t> map(static_cast<size_t>(size + begin + end));

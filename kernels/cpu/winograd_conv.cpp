@@ -353,14 +353,7 @@ void plan_variant(NodeContext& c) {
 
 }  // namespace
 
-bool winograd_enabled() {
-  const char* value = std::getenv("MT_CPU_WINOGRAD");
-  if (value == nullptr) return true;
-  const std::string_view v(value);
-  if (v == "1") return true;
-  if (v == "0") return false;
-  fail(ExitCode::usage, "MT_CPU_WINOGRAD must be 0 or 1, got '{}'", v);
-}
+bool winograd_enabled() { return env_switch("MT_CPU_WINOGRAD", true); }
 
 // Measured at 1 thread on ResNet18's 3x3 convs (AVX-512 EPYC, against XNNPACK's direct conv at
 // ~190 GFLOP/s, 1.2-1.3 ms each): F(4x4, 3x3) makes 56x56 (196 tiles, 64 channels) 1.8-1.9x faster
