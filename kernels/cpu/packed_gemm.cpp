@@ -24,6 +24,7 @@ namespace mt::cpu {
 constexpr size_t kPanel = 32;  // columns per panel
 constexpr size_t kRows = 8;    // rows per micro-kernel call
 constexpr size_t kMaxTaps = 64;  // kernel taps of packed_conv (7x7 and smaller; 4 KB of row pointers)
+constexpr size_t kMaxGathered = 512;  // floats of a gathered row (taps x channels under 16 channels)
 
 bool packed_gemm_enabled() {
 #if defined(__x86_64__)
@@ -118,10 +119,11 @@ namespace {
 // while every block of rows passes over them.
 constexpr size_t kGroupBytes = size_t{256} << 10;
 
-// C = clamp(A B + bias) over m rows, A's rows given by fill(r0, count, rows), which points
-// rows[t * kRows + r] at row r0 + r's run of tap t (k / taps floats). Work units are (panel group,
-// row block) pairs, group-major, so that a chunk of them shares few groups; each unit fills its
-// rows once for all panels of its group.
+// C = clamp(A B + bias) over m rows, A's rows given by fill(r0, count, rows, scratch), which
+// points rows[t * kRows + r] at row r0 + r's run of tap t (k / taps floats), in place or copied
+// into scratch (kRows * kMaxGathered floats). Work units are (panel group, row block) pairs,
+// group-major, so that a chunk of them shares few groups; each unit fills its rows once for all
+// panels of its group.
 template <typename Fill>
 void run_blocks(const PackedWeights& w, size_t m, size_t taps, const Fill& fill, float* c, size_t ldc, float low,
                 float high, pthreadpool_t pool) {
@@ -132,11 +134,12 @@ void run_blocks(const PackedWeights& w, size_t m, size_t taps, const Fill& fill,
   const size_t groups = (panels + group - 1) / group;
   parallel_chunks(pool, groups * row_blocks, 4, [&](size_t begin, size_t end) {
     const float* rows[kMaxTaps * kRows];
+    alignas(64) float scratch[kRows * kMaxGathered];
     for (size_t unit = begin; unit < end; ++unit) {
       const size_t first = unit / row_blocks * group, r0 = unit % row_blocks * block;
       if (r0 >= m) continue;  // even blocks can leave the last one empty
       const size_t count = std::min(block, m - r0);
-      fill(r0, count, rows);
+      fill(r0, count, rows, scratch);
       for (size_t panel = first; panel < std::min(panels, first + group); ++panel) {
         const size_t j0 = panel * kPanel, columns = std::min(kPanel, w.n - j0);
         kKernels[count](taps, w.k / taps, rows, w.panels + panel * w.k * kPanel, w.bias + j0, c + r0 * ldc + j0, ldc,
@@ -152,7 +155,7 @@ void run_blocks(const PackedWeights& w, size_t m, size_t taps, const Fill& fill,
 void packed_gemm(const PackedWeights& w, size_t m, const float* a, size_t lda, float* c, size_t ldc, float low,
                  float high, pthreadpool_t pool) {
 #if defined(__x86_64__)
-  auto fill = [a, lda](size_t r0, size_t count, const float** rows) {
+  auto fill = [a, lda](size_t r0, size_t count, const float** rows, float*) {
     for (size_t r = 0; r < count; ++r) rows[r] = a + (r0 + r) * lda;
   };
   run_blocks(w, m, 1, fill, c, ldc, low, high, pool);
@@ -162,31 +165,75 @@ void packed_gemm(const PackedWeights& w, size_t m, const float* a, size_t lda, f
 #endif
 }
 
-// Under 16 channels per tap the micro-kernel reloads its row pointers every few steps: a ResNet
-// stem (3 channels, 7x7) ran 1.4x slower than XNNPACK's.
+// Under 16 channels per tap the micro-kernel would reload its row pointers every few steps (a
+// ResNet stem, 3 channels and 7x7, ran 1.4x slower than XNNPACK's): such convs copy each row
+// block's taps into one contiguous row per pixel instead (an im2col of 8 rows at a time, in
+// cache). That pays from 128 weights per output channel (the stem's 147: 1.77-1.92 -> 1.51 ms),
+// not for the 27 of a 3x3 stem (MobileNetV2's: 0.21 -> 0.33 ms), which XNNPACK keeps.
 bool packed_conv_fits(size_t kernel_h, size_t kernel_w, size_t channels) {
-  return kernel_h * kernel_w <= kMaxTaps && channels >= 16;
+  const size_t taps = kernel_h * kernel_w;
+  if (channels >= 16) return taps <= kMaxTaps;
+  return taps * channels >= 128 && taps * channels <= kMaxGathered;
 }
+
+#if defined(__x86_64__)
+namespace {
+
+// Input pixel of output pixel p (over batch and rows) under kernel tap t, or null in the padding.
+const float* tap_pixel(const PackedConvShape& s, const float* x, size_t p, size_t t) {
+  const size_t pixels = s.out_h * s.out_w, n = p / pixels, oy = p % pixels / s.out_w, ox = p % s.out_w;
+  const int64_t iy = static_cast<int64_t>(oy * s.stride_h + t / s.kernel_w * s.dilation_h) - s.pad_top;
+  const int64_t ix = static_cast<int64_t>(ox * s.stride_w + t % s.kernel_w * s.dilation_w) - s.pad_left;
+  if (iy < 0 || iy >= static_cast<int64_t>(s.h) || ix < 0 || ix >= static_cast<int64_t>(s.w)) return nullptr;
+  return x + ((n * s.h + static_cast<size_t>(iy)) * s.w + static_cast<size_t>(ix)) * s.channels;
+}
+
+}  // namespace
+#endif
 
 void packed_conv(const PackedWeights& w, const PackedConvShape& s, const float* x, const float* zeros, float* y,
                  float low, float high, pthreadpool_t pool) {
 #if defined(__x86_64__)
-  const size_t taps = s.kernel_h * s.kernel_w, pixels = s.out_h * s.out_w;
-  auto fill = [&s, x, zeros, taps, pixels](size_t r0, size_t count, const float** rows) {
-    for (size_t r = 0; r < count; ++r) {
-      const size_t p = r0 + r, n = p / pixels, oy = p % pixels / s.out_w, ox = p % s.out_w;
-      const int64_t top = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
-      const int64_t left = static_cast<int64_t>(ox * s.stride_w) - s.pad_left;
-      for (size_t t = 0; t < taps; ++t) {
-        const int64_t iy = top + static_cast<int64_t>(t / s.kernel_w * s.dilation_h);
-        const int64_t ix = left + static_cast<int64_t>(t % s.kernel_w * s.dilation_w);
-        const bool inside = iy >= 0 && iy < static_cast<int64_t>(s.h) && ix >= 0 && ix < static_cast<int64_t>(s.w);
-        rows[t * kRows + r] =
-            inside ? x + ((n * s.h + static_cast<size_t>(iy)) * s.w + static_cast<size_t>(ix)) * s.channels : zeros;
+  const size_t taps = s.kernel_h * s.kernel_w, m = s.n * s.out_h * s.out_w, c = s.channels;
+  if (c < 16) {  // gathered: one contiguous row of taps * c floats per pixel
+    auto gather = [&s, x, taps, c](size_t r0, size_t count, const float** rows, float* scratch) {
+      const size_t pixels = s.out_h * s.out_w, span = s.kernel_w * c;  // floats per kernel row
+      for (size_t r = 0; r < count; ++r) {
+        const size_t p = r0 + r, n = p / pixels, oy = p % pixels / s.out_w, ox = p % s.out_w;
+        const int64_t left = static_cast<int64_t>(ox * s.stride_w) - s.pad_left;
+        const bool whole = s.dilation_w == 1 && left >= 0 && left + static_cast<int64_t>(s.kernel_w) <= static_cast<int64_t>(s.w);
+        float* row = scratch + r * taps * c;
+        for (size_t ky = 0; ky < s.kernel_h; ++ky) {
+          float* dst = row + ky * span;
+          const int64_t iy = static_cast<int64_t>(oy * s.stride_h + ky * s.dilation_h) - s.pad_top;
+          if (iy < 0 || iy >= static_cast<int64_t>(s.h)) {
+            std::fill_n(dst, span, 0.0f);
+            continue;
+          }
+          const float* line = x + (n * s.h + static_cast<size_t>(iy)) * s.w * c;
+          if (whole) {  // the kernel row's pixels are adjacent and inside: one copy
+            std::copy_n(line + static_cast<size_t>(left) * c, span, dst);
+            continue;
+          }
+          for (size_t kx = 0; kx < s.kernel_w; ++kx) {
+            const int64_t ix = left + static_cast<int64_t>(kx * s.dilation_w);
+            if (ix >= 0 && ix < static_cast<int64_t>(s.w)) std::copy_n(line + static_cast<size_t>(ix) * c, c, dst + kx * c);
+            else std::fill_n(dst + kx * c, c, 0.0f);
+          }
+        }
+        rows[r] = row;
       }
-    }
+    };
+    return run_blocks(w, m, 1, gather, y, w.n, low, high, pool);
+  }
+  auto fill = [&s, x, zeros, taps](size_t r0, size_t count, const float** rows, float*) {
+    for (size_t r = 0; r < count; ++r)
+      for (size_t t = 0; t < taps; ++t) {
+        const float* pixel = tap_pixel(s, x, r0 + r, t);
+        rows[t * kRows + r] = pixel != nullptr ? pixel : zeros;
+      }
   };
-  run_blocks(w, s.n * pixels, taps, fill, y, w.n, low, high, pool);
+  run_blocks(w, m, taps, fill, y, w.n, low, high, pool);
 #else
   (void)w, (void)s, (void)x, (void)zeros, (void)y, (void)low, (void)high, (void)pool;
   fail(ExitCode::failure, "internal: packed_conv needs AVX-512F");

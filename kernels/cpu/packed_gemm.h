@@ -48,8 +48,8 @@ struct PackedConvShape {
   int64_t pad_top, pad_left;
 };
 
-// Whether packed_conv takes this kernel size and input channel count (at most 64 taps, at least 16
-// channels; XNNPACK does better with fewer).
+// Whether packed_conv takes this kernel size and input channel count: at most 64 taps from 16
+// channels, else 128 to 512 weights per output channel (gathered into contiguous rows).
 bool packed_conv_fits(size_t kernel_h, size_t kernel_w, size_t channels);
 
 // y (NHWC, weights.n channels) = clamp(conv(x) + bias). `zeros` holds `channels` zeros.
