@@ -133,7 +133,10 @@ void plan_conv2d(NodeContext& c) {
     if (tile != 0) return plan_conv2d_winograd(c, tile);
   }
   const Conv2d a = conv_attrs(c.node(), w_shape);
-  if (c.packed_gemm() && is_pointwise(a)) return plan_pointwise(c, a);
+  // The packed GEMM pads the output channels to 32-column panels: from 16 channels on, that at
+  // most doubles the packed weights (fewer stay with XNNPACK, which pads to 16).
+  const bool packed = c.packed_gemm() && a.groups == 1 && w_shape[0] >= 16;
+  if (packed && is_pointwise(a)) return plan_pointwise(c, a);
   const size_t out_channels = static_cast<size_t>(w_shape[0]);
   const size_t group_in = static_cast<size_t>(w_shape[1]);
   const size_t group_out = out_channels / a.groups;
@@ -150,7 +153,7 @@ void plan_conv2d(NodeContext& c) {
         for (size_t s = 0; s < kernel; ++s) ohwi[(o * kernel + s) * group_in + i] = w[(o * group_in + i) * kernel + s];
     w = ohwi.data();
   }
-  if (c.packed_gemm() && a.groups == 1 && packed_conv_fits(a.kh, a.kw, group_in)) return plan_indirect(c, a, w);
+  if (packed && packed_conv_fits(a.kh, a.kw, group_in)) return plan_indirect(c, a, w);
   const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
 
   const Value x = c.xnn_input(0, nhwc_layout());

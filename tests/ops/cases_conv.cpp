@@ -73,10 +73,10 @@ void add_conv_cases(CaseTable& t) {
       // (packed_gemm.h): strides, dilations, asymmetric pads, non-square kernels, 7-row blocks.
       {.name = "indirect 3x3 strides 2,1 dilation 2 asymmetric pads 16->33 batch 2", .n = 2, .c = 16, .h = 11, .w = 9, .m = 33, .kh = 3, .kw = 3, .strides = {2, 1}, .pads = {0, 1, 2, 1}, .dilations = {2, 2}},
       {.name = "indirect 5x3 s1 pads 2,1 20->17 fused relu6 no bias", .n = 1, .c = 20, .h = 7, .w = 7, .m = 17, .kh = 5, .kw = 3, .pads = {2, 1, 2, 1}, .bias = false, .clamp = std::pair{0.0, 6.0}},
-      // Fewer channels but 128 to 512 weights per output channel (like the 7x7 stem above): the
+      // Fewer channels but 128 to 512 weights per output channel (as in a 7x7 stem): the
       // packed GEMM's gathered rows, with kernel rows partly in the padding.
       {.name = "gathered 5x5 dilations 2,1 asymmetric pads 6->40 batch 2", .n = 2, .c = 6, .h = 12, .w = 11, .m = 40, .kh = 5, .kw = 5, .pads = {3, 1, 2, 4}, .dilations = {2, 1}},
-      {.name = "gathered 4x4 strides 2,3 5->9 fused relu", .n = 1, .c = 5, .h = 13, .w = 16, .m = 9, .kh = 4, .kw = 4, .strides = {2, 3}, .pads = {1, 2, 1, 0}, .clamp = std::pair{0.0, 3.4028234663852886e+38}},
+      {.name = "gathered 4x4 strides 2,3 8->17 fused relu", .n = 1, .c = 8, .h = 13, .w = 16, .m = 17, .kh = 4, .kw = 4, .strides = {2, 3}, .pads = {1, 2, 1, 0}, .clamp = std::pair{0.0, 3.4028234663852886e+38}},
       // Weights over 256 KB: XNNPACK's convolution (MT_CPU_AVX512_GEMM=0 or no AVX-512, else the
       // indirect GEMM) slices the output channels into several operators (conv.cpp,
       // gemm_slices.h), here 96 + 24 and 256 + 44.
