@@ -91,8 +91,7 @@ void plan_indirect(NodeContext& c, const Conv2d& a, const float* ohwi) {
   const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
   const PackedWeights w =
       pack_gemm_weights(c.keep(packed_gemm_bytes(k, out_channels)), ohwi, k, bias, k, out_channels);
-  auto* zeros = static_cast<float*>(c.keep(channels * sizeof(float)));
-  std::fill_n(zeros, channels, 0.0f);
+  const auto* zeros = static_cast<const float*>(c.keep(channels * sizeof(float)));  // the padding's pixel
   const PackedConvShape shape{.n = static_cast<size_t>(xs[0]), .h = static_cast<size_t>(xs[2]),
                               .w = static_cast<size_t>(xs[3]), .channels = channels,
                               .out_h = static_cast<size_t>(ys[2]), .out_w = static_cast<size_t>(ys[3]),
@@ -107,9 +106,10 @@ void plan_indirect(NodeContext& c, const Conv2d& a, const float* ohwi) {
   });
 }
 
+// 1x1, stride 1, no pads (one group is checked by the caller).
 bool is_pointwise(const Conv2d& a) {
-  return a.kh == 1 && a.kw == 1 && a.stride_h == 1 && a.stride_w == 1 && a.groups == 1 && a.pad_top == 0 &&
-         a.pad_left == 0 && a.pad_bottom == 0 && a.pad_right == 0;
+  return a.kh == 1 && a.kw == 1 && a.stride_h == 1 && a.stride_w == 1 && a.pad_top == 0 && a.pad_left == 0 &&
+         a.pad_bottom == 0 && a.pad_right == 0;
 }
 
 }  // namespace

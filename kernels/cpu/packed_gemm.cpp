@@ -7,9 +7,7 @@
 #include "kernels/cpu/packed_gemm.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <string_view>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -21,9 +19,9 @@
 
 namespace mt::cpu {
 
-constexpr size_t kPanel = 32;  // columns per panel
-constexpr size_t kRows = 8;    // rows per micro-kernel call
-constexpr size_t kMaxTaps = 64;  // kernel taps of packed_conv (7x7 and smaller; 4 KB of row pointers)
+constexpr size_t kPanel = 32;         // columns per panel
+constexpr size_t kRows = 8;           // rows per micro-kernel call
+constexpr size_t kMaxTaps = 64;       // kernel taps of packed_conv (7x7 and smaller; 4 KB of row pointers)
 constexpr size_t kMaxGathered = 512;  // floats of a gathered row (taps x channels under 16 channels)
 
 bool packed_gemm_enabled() {
@@ -108,13 +106,6 @@ __mmask16 mask_of(size_t columns) {  // the low `columns` (0..16) lanes
   return columns >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << columns) - 1);
 }
 
-}  // namespace
-#pragma GCC diagnostic pop
-#endif
-
-#if defined(__x86_64__)
-namespace {
-
 // Panels per group: a group's weights (at most kGroupBytes, at least one panel) stay in cache
 // while every block of rows passes over them.
 constexpr size_t kGroupBytes = size_t{256} << 10;
@@ -128,7 +119,8 @@ template <typename Fill>
 void run_blocks(const PackedWeights& w, size_t m, size_t taps, const Fill& fill, float* c, size_t ldc, float low,
                 float high, pthreadpool_t pool) {
   // Rows split evenly into blocks of at most kRows: 49 rows are 7 blocks of 7, not 6 of 8 and 1.
-  const size_t row_blocks = (m + kRows - 1) / kRows, block = row_blocks == 0 ? kRows : (m + row_blocks - 1) / row_blocks;
+  const size_t row_blocks = (m + kRows - 1) / kRows;
+  const size_t block = row_blocks == 0 ? kRows : (m + row_blocks - 1) / row_blocks;
   const size_t panels = (w.n + kPanel - 1) / kPanel;
   const size_t group = std::max<size_t>(1, kGroupBytes / (w.k * kPanel * sizeof(float)));
   const size_t groups = (panels + group - 1) / group;
@@ -149,7 +141,28 @@ void run_blocks(const PackedWeights& w, size_t m, size_t taps, const Fill& fill,
   });
 }
 
+// Output pixel p's receptive field: its image and the input coordinates of its top-left tap (negative
+// in the padding).
+struct Window {
+  size_t n;
+  int64_t top, left;
+};
+Window window_of(const PackedConvShape& s, size_t p) {
+  const size_t pixels = s.out_h * s.out_w, oy = p % pixels / s.out_w, ox = p % s.out_w;
+  return Window{.n = p / pixels,
+                .top = static_cast<int64_t>(oy * s.stride_h) - s.pad_top,
+                .left = static_cast<int64_t>(ox * s.stride_w) - s.pad_left};
+}
+
+bool inside(int64_t i, size_t size) { return i >= 0 && i < static_cast<int64_t>(size); }
+
+// Input pixel (iy, ix) of image n; both coordinates inside.
+const float* pixel_at(const PackedConvShape& s, const float* x, size_t n, int64_t iy, int64_t ix) {
+  return x + ((n * s.h + static_cast<size_t>(iy)) * s.w + static_cast<size_t>(ix)) * s.channels;
+}
+
 }  // namespace
+#pragma GCC diagnostic pop
 #endif
 
 void packed_gemm(const PackedWeights& w, size_t m, const float* a, size_t lda, float* c, size_t ldc, float low,
@@ -176,49 +189,32 @@ bool packed_conv_fits(size_t kernel_h, size_t kernel_w, size_t channels) {
   return taps * channels >= 128 && taps * channels <= kMaxGathered;
 }
 
-#if defined(__x86_64__)
-namespace {
-
-// Input pixel of output pixel p (over batch and rows) under kernel tap t, or null in the padding.
-const float* tap_pixel(const PackedConvShape& s, const float* x, size_t p, size_t t) {
-  const size_t pixels = s.out_h * s.out_w, n = p / pixels, oy = p % pixels / s.out_w, ox = p % s.out_w;
-  const int64_t iy = static_cast<int64_t>(oy * s.stride_h + t / s.kernel_w * s.dilation_h) - s.pad_top;
-  const int64_t ix = static_cast<int64_t>(ox * s.stride_w + t % s.kernel_w * s.dilation_w) - s.pad_left;
-  if (iy < 0 || iy >= static_cast<int64_t>(s.h) || ix < 0 || ix >= static_cast<int64_t>(s.w)) return nullptr;
-  return x + ((n * s.h + static_cast<size_t>(iy)) * s.w + static_cast<size_t>(ix)) * s.channels;
-}
-
-}  // namespace
-#endif
-
 void packed_conv(const PackedWeights& w, const PackedConvShape& s, const float* x, const float* zeros, float* y,
                  float low, float high, pthreadpool_t pool) {
 #if defined(__x86_64__)
   const size_t taps = s.kernel_h * s.kernel_w, m = s.n * s.out_h * s.out_w, c = s.channels;
   if (c < 16) {  // gathered: one contiguous row of taps * c floats per pixel
     auto gather = [&s, x, taps, c](size_t r0, size_t count, const float** rows, float* scratch) {
-      const size_t pixels = s.out_h * s.out_w, span = s.kernel_w * c;  // floats per kernel row
+      const size_t span = s.kernel_w * c;  // floats per kernel row
       for (size_t r = 0; r < count; ++r) {
-        const size_t p = r0 + r, n = p / pixels, oy = p % pixels / s.out_w, ox = p % s.out_w;
-        const int64_t left = static_cast<int64_t>(ox * s.stride_w) - s.pad_left;
-        const bool whole = s.dilation_w == 1 && left >= 0 && left + static_cast<int64_t>(s.kernel_w) <= static_cast<int64_t>(s.w);
+        const Window win = window_of(s, r0 + r);
+        // The kernel row's pixels adjacent and all inside: one copy per kernel row.
+        const bool whole = s.dilation_w == 1 && win.left >= 0 &&
+                           win.left + static_cast<int64_t>(s.kernel_w) <= static_cast<int64_t>(s.w);
         float* row = scratch + r * taps * c;
         for (size_t ky = 0; ky < s.kernel_h; ++ky) {
           float* dst = row + ky * span;
-          const int64_t iy = static_cast<int64_t>(oy * s.stride_h + ky * s.dilation_h) - s.pad_top;
-          if (iy < 0 || iy >= static_cast<int64_t>(s.h)) {
+          const int64_t iy = win.top + static_cast<int64_t>(ky * s.dilation_h);
+          if (!inside(iy, s.h)) {
             std::fill_n(dst, span, 0.0f);
-            continue;
-          }
-          const float* line = x + (n * s.h + static_cast<size_t>(iy)) * s.w * c;
-          if (whole) {  // the kernel row's pixels are adjacent and inside: one copy
-            std::copy_n(line + static_cast<size_t>(left) * c, span, dst);
-            continue;
-          }
-          for (size_t kx = 0; kx < s.kernel_w; ++kx) {
-            const int64_t ix = left + static_cast<int64_t>(kx * s.dilation_w);
-            if (ix >= 0 && ix < static_cast<int64_t>(s.w)) std::copy_n(line + static_cast<size_t>(ix) * c, c, dst + kx * c);
-            else std::fill_n(dst + kx * c, c, 0.0f);
+          } else if (whole) {
+            std::copy_n(pixel_at(s, x, win.n, iy, win.left), span, dst);
+          } else {
+            for (size_t kx = 0; kx < s.kernel_w; ++kx) {
+              const int64_t ix = win.left + static_cast<int64_t>(kx * s.dilation_w);
+              if (inside(ix, s.w)) std::copy_n(pixel_at(s, x, win.n, iy, ix), c, dst + kx * c);
+              else std::fill_n(dst + kx * c, c, 0.0f);
+            }
           }
         }
         rows[r] = row;
@@ -226,12 +222,17 @@ void packed_conv(const PackedWeights& w, const PackedConvShape& s, const float* 
     };
     return run_blocks(w, m, 1, gather, y, w.n, low, high, pool);
   }
-  auto fill = [&s, x, zeros, taps](size_t r0, size_t count, const float** rows, float*) {
-    for (size_t r = 0; r < count; ++r)
-      for (size_t t = 0; t < taps; ++t) {
-        const float* pixel = tap_pixel(s, x, r0 + r, t);
-        rows[t * kRows + r] = pixel != nullptr ? pixel : zeros;
+  auto fill = [&s, x, zeros](size_t r0, size_t count, const float** rows, float*) {
+    for (size_t r = 0; r < count; ++r) {
+      const Window win = window_of(s, r0 + r);
+      for (size_t ky = 0, t = 0; ky < s.kernel_h; ++ky) {
+        const int64_t iy = win.top + static_cast<int64_t>(ky * s.dilation_h);
+        for (size_t kx = 0; kx < s.kernel_w; ++kx, ++t) {
+          const int64_t ix = win.left + static_cast<int64_t>(kx * s.dilation_w);
+          rows[t * kRows + r] = inside(iy, s.h) && inside(ix, s.w) ? pixel_at(s, x, win.n, iy, ix) : zeros;
+        }
       }
+    }
   };
   run_blocks(w, m, taps, fill, y, w.n, low, high, pool);
 #else

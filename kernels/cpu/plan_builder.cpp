@@ -8,9 +8,9 @@
 #include <cstring>
 
 #include "kernels/cpu/kernel_table.h"
+#include "kernels/cpu/packed_gemm.h"
 #include "kernels/cpu/permute.h"
 #include "kernels/cpu/prepack.h"
-#include "kernels/cpu/packed_gemm.h"
 #include "kernels/cpu/winograd_conv.h"
 #include "lib/core/error.h"
 

@@ -138,7 +138,7 @@ class NodeContext {
   Value owned_constant(void* data, DType dtype, Shape shape);
   // Scratch memory alive only during this node's steps.
   Value scratch(size_t bytes);
-  // Memory owned by the plan (repacked constants); counted as packed weights.
+  // Zero-filled memory owned by the plan (repacked constants); counted as packed weights.
   void* keep(size_t bytes) { return builder_.keep(bytes); }
   // Records roughly how many bytes of weights an XNNPACK operator packed (for memory()).
   void count_packed(size_t bytes) { builder_.xnn_packed_bytes += bytes; }

@@ -4,10 +4,10 @@
 // output transform (A^T m A) gives the 4x4 outputs. The GEMMs cost 36 multiplies per 16 outputs
 // instead of 9 per output: 4x fewer. F(2x2, 3x3) is the same with 4x4 tiles and 16 points (2.25x
 // fewer), for layers too small to fill F(4x4)'s GEMMs. The GEMMs run on our packed GEMM on
-// AVX-512 CPUs (packed_gemm.h), else as XNNPACK fully-connected operators, whose packed weights
-// are the transformed ones (built at planning, one point at a time, so the original 3x3 weights
-// are never kept twice); the transforms are loops over
-// contiguous NHWC channels, compiled for the x86-64 baseline and AVX2+FMA.
+// AVX-512 CPUs (packed_gemm.h), else as XNNPACK fully-connected operators; either way their packed
+// weights are the transformed ones (built at planning, one point at a time, so the original 3x3
+// weights are never kept twice). The transforms are loops over contiguous NHWC channels, compiled
+// for the x86-64 baseline and AVX2+FMA.
 //
 // Scratch (arena, alive during this node only): V [points][tiles][C] and the GEMM results
 // [points][tiles][M]. The fp32 error of F(4x4, 3x3) grows with the transform constants (up to 8
@@ -234,8 +234,8 @@ class WinogradStep final : public Step {
   // The GEMMs are either XNNPACK operators or packed_gemm.h weights, one per point.
   WinogradStep(const Geometry& g, std::vector<XnnOperator> gemms, std::vector<PackedWeights> packed,
                const float* bias, const float* zeros, pthreadpool_t pool, std::string what)
-      : g_(g), gemms_(std::move(gemms)), packed_(std::move(packed)), bias_(bias), zeros_(zeros), pool_(pool), what_(std::move(what)),
-        avx2_(cpu_has_avx2_fma()) {}
+      : g_(g), gemms_(std::move(gemms)), packed_(std::move(packed)), bias_(bias), zeros_(zeros), pool_(pool),
+        what_(std::move(what)), avx2_(cpu_has_avx2_fma()) {}
 
   // Pointers: x, y, V, products.
   void bind(Pointers p) override {

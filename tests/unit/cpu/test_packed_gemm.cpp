@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/packed_gemm.h"
+#include "kernels/cpu/plan_builder.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 
@@ -33,15 +35,16 @@ void check_gemm(size_t m, size_t n, size_t k, bool with_bias, float low, float h
   for (float& v : bias) v = dist(rng);
   const float sentinel = 12345.0f;
   std::vector<float> c(m * ldc, sentinel);
-  std::vector<unsigned char> memory(cpu::packed_gemm_bytes(k, n) + 64);
-  void* aligned = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
-  const cpu::PackedWeights packed = cpu::pack_gemm_weights(aligned, w.data(), k, with_bias ? bias.data() : nullptr, k, n);
+  const cpu::OwnedBlock memory(cpu::packed_gemm_bytes(k, n));  // aligned as the plan's memory is
+  const cpu::PackedWeights packed =
+      cpu::pack_gemm_weights(memory.data(), w.data(), k, with_bias ? bias.data() : nullptr, k, n);
   cpu::packed_gemm(packed, m, a.data(), lda, c.data(), ldc, low, high, pool);
+  const std::string shape = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k);
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < ldc; ++j) {
       const float got = c[i * ldc + j];
       if (j >= n) {
-        if (got != sentinel) FAIL_CHECK("m=" << m << " n=" << n << " k=" << k << ": wrote past column n at " << i << "," << j);
+        if (got != sentinel) FAIL_CHECK(shape << ": wrote past column n at " << i << "," << j);
         continue;
       }
       double sum = with_bias ? bias[j] : 0.0, magnitude = std::fabs(sum);
@@ -51,7 +54,7 @@ void check_gemm(size_t m, size_t n, size_t k, bool with_bias, float low, float h
       }
       const double want = std::min<double>(std::max<double>(sum, low), high);
       if (std::fabs(got - want) > 1e-5 * (magnitude + 1))
-        FAIL_CHECK("m=" << m << " n=" << n << " k=" << k << " at " << i << "," << j << ": got " << got << ", want " << want);
+        FAIL_CHECK(shape << " at " << i << "," << j << ": got " << got << ", want " << want);
     }
 }
 
