@@ -37,7 +37,7 @@ ROOT = SCRIPTS.parent
 MODELS = ["mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "efficientnet_b0", "shufflenet_v2_x1_0",
           "deeplabv3_mobilenet_v3_large"]
 # torchvision.models.quantization has these (with fuse_model() and qnnpack support).
-QUANTIZABLE = {"mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "shufflenet_v2_x1_0"}
+QUANTIZABLE = {"mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "shufflenet_v2_x1_0"}  # = quantized.QUANTIZABLE
 RUNNERS = ["torch-lite", "torch-lite-int8", "onnxruntime", "mt"]
 LABELS = {"torch-lite": "PyTorch lite fp32", "torch-lite-int8": "PyTorch lite qnnpack int8",
           "onnxruntime": "ONNX Runtime (CPU)", "mt": "mt cpu"}
@@ -77,25 +77,9 @@ def torch_module(name: str):
 
 def quantized_module(name: str, threads: int):
     """torchvision's quantizable variant, fused, calibrated on image-like inputs and converted
-    to int8 for the qnnpack engine."""
-    import torch
-    import torchvision
-    from mt_models.common import seed_for, smooth_images
-    from mt_models.vision import reestimate_batchnorm
-    seed = seed_for(name)
-    torch.manual_seed(seed)
-    torch.backends.quantized.engine = "qnnpack"
-    model = getattr(torchvision.models.quantization, name)(weights=None, quantize=False)
-    reestimate_batchnorm(model, seed)
-    model.eval()
-    model.fuse_model()
-    model.qconfig = torch.ao.quantization.get_default_qconfig("qnnpack")
-    torch.ao.quantization.prepare(model, inplace=True)
-    with torch.no_grad():
-        for i in range(CALIBRATION_BATCHES):
-            model(smooth_images(2, 224, seed * 1000 + 500 + i))
-    torch.ao.quantization.convert(model, inplace=True)
-    return model
+    to int8 for the qnnpack engine (scripts/mt_models/quantized.py, the same module the QDQ exports use)."""
+    from mt_models.quantized import quantized_module as build
+    return build(name)
 
 
 def worker_prepare_lite(args) -> dict:

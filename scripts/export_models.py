@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Exports the models mt is tested and benchmarked with: torchvision networks (random weights, BatchNorm
 statistics re-estimated on image-like inputs) and small op_<what>_opset<N> graphs covering ops and opsets the
-torchvision models do not produce.
+torchvision models do not produce; and, as their own set (--set qdq), pre-quantized QDQ exports of torchvision's
+quantizable models (scripts/mt_models/quantized.py), whose expected output is PyTorch's own int8 execution.
 
 For each model NAME it writes OUT/NAME/model.onnx, input.npy (float32, seeded), expected.npy (the PyTorch fp32
 output for that input, or the numpy reference for graphs built with onnx.helper) and info.json (input and
@@ -32,6 +33,7 @@ import torchvision  # noqa: E402
 from mt_models import onnx_reference  # noqa: E402
 from mt_models.common import INPUT_NAME, OUTPUT_NAME, Spec  # noqa: E402
 from mt_models.op_models import op_specs  # noqa: E402
+from mt_models.quantized import quantized_specs  # noqa: E402
 from mt_models.vision import vision_specs  # noqa: E402
 
 FILES = ("model.onnx", "input.npy", "expected.npy", "info.json")
@@ -39,7 +41,7 @@ STAMP = "stamp"
 
 
 def catalogue():
-    specs = vision_specs() + op_specs()
+    specs = vision_specs() + quantized_specs() + op_specs()
     names = [s.name for s in specs]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, f"duplicate model names: {sorted(duplicates)}"
@@ -151,9 +153,10 @@ def parse_args(specs):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--set", choices=("ci", "all"), default="ci",
-                       help="ci: the small torchvision models and every op_* model (default); all: everything")
-    which.add_argument("--only", metavar="NAME,...", help="export just these models (any of --list --set all)")
+    which.add_argument("--set", choices=("ci", "all", "qdq"), default="ci",
+                       help="ci: the small torchvision models and every op_* model (default); all: every float "
+                            "model; qdq: the pre-quantized (QDQ) exports of torchvision's quantizable models")
+    which.add_argument("--only", metavar="NAME,...", help="export just these models (any of --list --set all/qdq)")
     parser.add_argument("--out", type=pathlib.Path, help="output directory (created if missing)")
     parser.add_argument("--force", action="store_true", help="re-export even the models that are up to date")
     parser.add_argument("--list", action="store_true", help="print the selected model names and exit")
@@ -166,7 +169,8 @@ def parse_args(specs):
             parser.error(f"--only: unknown model(s) {', '.join(unknown) or '(none given)'}; see --list --set all")
         selected = [s for s in specs if s.name in names]
     else:
-        selected = [s for s in specs if args.set == "all" or s.in_ci]
+        selected = [s for s in specs if s.kind == "qdq"] if args.set == "qdq" else \
+            [s for s in specs if s.kind == "float" and (args.set == "all" or s.in_ci)]
     if not args.list and args.out is None:
         parser.error("--out is required")
     return args, selected

@@ -36,6 +36,9 @@ class Spec:
     in_ci: bool
     description: str
     build: Callable[[int], Built]  # called with the model's seed
+    # "float" models are compared with their fp32 reference (--set ci/all); "qdq" ones are pre-quantized
+    # (expected output from PyTorch's int8 execution) and form their own set (--set qdq).
+    kind: str = "float"
 
     @property
     def seed(self) -> int:
