@@ -18,7 +18,11 @@ packages=(
   python3-jsonschema python3-matplotlib
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer; PIL writes the image seed corpus
   clang libclang-rt-14-dev python3-pil
+  # onnxruntime-node (npm) as the reference for pre-quantized and trained models; speech for their inputs
+  nodejs espeak-ng
 )
+# npm comes with NodeSource's nodejs; with Debian's nodejs it is a package of its own.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
