@@ -168,4 +168,13 @@ std::string ImportContext::emit1(const OnnxNode& node, const std::string& op, st
   return output;
 }
 
+void ImportContext::note_dequantized_constant(const std::string& mt_name, TensorInfo integers) {
+  dequantized_origins_.insert_or_assign(mt_name, std::move(integers));
+}
+
+const TensorInfo* ImportContext::dequantized_origin(const std::string& mt_name) const {
+  auto it = dequantized_origins_.find(mt_name);
+  return it == dequantized_origins_.end() ? nullptr : &it->second;
+}
+
 }  // namespace mt::onnx_import

@@ -69,6 +69,16 @@ class ImportContext {
   std::string emit1(const OnnxNode& node, const std::string& op, std::vector<std::string> inputs, Attributes attrs,
                     const std::string& output);
 
+  // --- pre-quantized (QDQ) models -----------------------------------------------------------
+  // A float32 constant that DequantizeLinear made from integer constant `integers` (int8 or
+  // int32 bytes with their QuantParams): the QDQ fold (fold_qdq.h) takes the integers back.
+  void note_dequantized_constant(const std::string& mt_name, TensorInfo integers);
+  const TensorInfo* dequantized_origin(const std::string& mt_name) const;
+  // int8 tensors that hold an ONNX uint8 tensor shifted by -128 (QuantizeLinear with a uint8
+  // zero point): a Cast of one to uint8 is the identity.
+  void mark_shifted_uint8(const std::string& mt_name) { shifted_uint8_.insert(mt_name); }
+  bool is_shifted_uint8(const std::string& mt_name) const { return shifted_uint8_.count(mt_name) != 0; }
+
  private:
   bool try_fold(const Node& mt_node, const std::vector<const TensorInfo*>& inputs);
   std::string node_name(const OnnxNode& node, const std::string& op, const std::vector<std::string>& outputs);
@@ -82,6 +92,8 @@ class ImportContext {
   std::set<std::string> reserved_node_names_;  // the ONNX nodes' names
   std::set<std::string> emitted_node_names_;
   size_t fresh_counter_ = 0;
+  std::map<std::string, TensorInfo> dequantized_origins_;  // mt float32 constant -> its integers
+  std::set<std::string> shifted_uint8_;
 };
 
 }  // namespace mt::onnx_import

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "lib/core/error.h"
+#include "lib/import/fold_qdq.h"
 #include "lib/import/import_context.h"
 #include "lib/import/onnx_loader.h"
 #include "lib/import/translators.h"
@@ -247,6 +248,7 @@ Graph import_loaded(LoadedOnnx loaded, const ImportOptions& options) {
     translate_nodes(ctx, onnx_graph, names, loaded.opset, loaded.source);
     add_outputs(ctx, graph, onnx_graph);
     graph.sort_topologically();
+    fold_qdq(graph, ctx);
     remove_dead_nodes(graph);
     graph.infer_shapes();
     graph.remove_unused_tensors();

@@ -111,6 +111,11 @@ void cast(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   auto to = dtype_from_onnx(onnx_type);
   if (!to) node.unsupported("casts to {}, which mt does not support", onnx_type_name(onnx_type));
   const std::string input = ctx.input(node, 0);
+  if (ctx.is_shifted_uint8(input)) {  // QuantizeLinear's uint8 output, held as int8 (translate_quant.cpp)
+    if (*to != DType::u8) node.unsupported("casts a quantized uint8 tensor to {}", dtype_name(*to));
+    ctx.alias(node.output(0), input);
+    return;
+  }
   if (ctx.graph().tensor(input).dtype == *to) {
     ctx.alias(node.output(0), input);
     return;

@@ -19,6 +19,7 @@ EntryMap build_table() {
   add_shape_translators(table);
   add_resize_translators(table);
   add_folding_translators(table);
+  add_quant_translators(table);
   g_building = nullptr;
   return entries;
 }

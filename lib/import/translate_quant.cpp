@@ -1,0 +1,234 @@
+// Rules for ONNX's quantization ops. QuantizeLinear and DequantizeLinear become mt's quantize and
+// dequantize on int8 tensors that carry the file's scales (uint8 is shifted exactly into int8:
+// q - 128, zero point - 128); a DequantizeLinear of a constant becomes the float32 constant it
+// computes, remembering its integers. QLinearConv and QLinearMatMul become the same
+// dequantize -> float op -> quantize pattern. fold_qdq.cpp then turns these patterns into mt's
+// int8 ops; what it leaves is exact float32.
+#include <cmath>
+#include <cstring>
+
+#include "lib/import/constant_values.h"
+#include "lib/import/translators.h"
+
+namespace mt::onnx_import {
+namespace {
+
+// The affine parameters of one QuantizeLinear / DequantizeLinear operand, as mt holds them.
+struct Affine {
+  QuantParams params;     // int8 scheme: zero points already shifted when `uint8`
+  bool uint8 = false;     // the ONNX integer tensor is uint8
+  bool int32 = false;     // the ONNX integer tensor is int32 (a bias)
+};
+
+bool same_params(const QuantParams& a, const QuantParams& b) {
+  return a.scales == b.scales && a.zero_points == b.zero_points && (a.axis < 0) == (b.axis < 0) &&
+         (a.axis < 0 || a.axis == b.axis);
+}
+
+// Reads scale input `scale_i` and zero point input `zero_i` of `node` for integer data of shape
+// `data_shape`. `integer_type` is the ONNX integer type when the zero point is absent.
+Affine read_affine(ImportContext& ctx, const OnnxNode& node, size_t scale_i, size_t zero_i, const Shape& data_shape,
+                   DType integer_type, int64_t axis_attr) {
+  if (node.attr_int("block_size", 0) != 0) node.unsupported("blocked quantization (block_size) is not supported");
+  Affine affine;
+  const TensorInfo& scale_info = ctx.input_info(node, scale_i);
+  if (scale_info.dtype != DType::f32) node.unsupported("scale '{}' must be float32", node.input(scale_i));
+  const std::vector<double> scales = ctx.const_floats(node, scale_i, "scale");
+  std::vector<int64_t> zeros(scales.size(), 0);
+  DType type = integer_type;
+  if (node.has_input(zero_i)) {
+    type = ctx.input_info(node, zero_i).dtype;
+    zeros = ctx.const_ints(node, zero_i, "zero point");
+    if (zeros.size() != scales.size())
+      node.invalid("zero point '{}' has {} values, scale '{}' has {}", node.input(zero_i), zeros.size(),
+                   node.input(scale_i), scales.size());
+  }
+  if (type != DType::i8 && type != DType::u8 && type != DType::i32)
+    node.unsupported("{} quantization is not supported (int8, uint8 and int32 are)", dtype_name(type));
+  affine.uint8 = type == DType::u8;
+  affine.int32 = type == DType::i32;
+  if (scales.empty()) node.invalid("scale '{}' is empty", node.input(scale_i));
+  if (scales.size() > 1) {
+    if (scale_info.shape.size() != 1) node.invalid("scale '{}' must be a scalar or 1-D", node.input(scale_i));
+    const int64_t axis = node_axis(node, axis_attr, data_shape.size());
+    if (data_shape[static_cast<size_t>(axis)] != static_cast<int64_t>(scales.size()))
+      node.invalid("scale '{}' has {} values for axis {} of size {}", node.input(scale_i), scales.size(), axis,
+                   data_shape[static_cast<size_t>(axis)]);
+    affine.params.axis = static_cast<int>(axis);
+  }
+  for (size_t i = 0; i < scales.size(); ++i) {
+    const auto scale = static_cast<float>(scales[i]);
+    if (!(scale > 0.0f) || !std::isfinite(scale))
+      node.invalid("scale '{}' holds {}, which is not a positive finite number", node.input(scale_i), scales[i]);
+    affine.params.scales.push_back(scale);
+    affine.params.zero_points.push_back(static_cast<int32_t>(zeros[i] - (affine.uint8 ? 128 : 0)));
+  }
+  return affine;
+}
+
+// The channel of flat element `i` under per-axis parameters (0 for per-tensor ones).
+size_t channel_of(const QuantParams& params, const Shape& shape, size_t i) {
+  if (params.axis < 0) return 0;
+  size_t inner = 1;
+  for (size_t d = static_cast<size_t>(params.axis) + 1; d < shape.size(); ++d) inner *= static_cast<size_t>(shape[d]);
+  return (i / inner) % static_cast<size_t>(shape[static_cast<size_t>(params.axis)]);
+}
+
+// ONNX's QuantizeLinear on a constant: an int8 constant (uint8 shifted), parameters attached.
+void quantize_constant(ImportContext& ctx, const TensorInfo& x, const Affine& affine, const std::string& output) {
+  const std::vector<double> values = read_doubles(x);
+  TensorInfo q{.name = output, .dtype = DType::i8, .shape = x.shape, .quant = affine.params};
+  q.data = ConstData::allocate(values.size());
+  auto* bytes = reinterpret_cast<int8_t*>(q.data.mutable_data());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const size_t c = channel_of(affine.params, x.shape, i);
+    // Saturate in the file's type, then shift: the same as saturating the shifted value.
+    float v = static_cast<float>(values[i]) / affine.params.scales[c];
+    if (std::isnan(v)) v = 0.0f;
+    const float zero = static_cast<float>(affine.params.zero_points[c]);
+    bytes[i] = static_cast<int8_t>(std::clamp(std::nearbyint(v) + zero, -128.0f, 127.0f));
+  }
+  ctx.add_constant(std::move(q));
+}
+
+void quantize_linear(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  if (node.attr_int("saturate", 1) != 1) node.unsupported("saturate=0 applies to float8 only");
+  const std::string x = ctx.input(node, 0);
+  const TensorInfo x_info = ctx.input_info(node, 0);
+  if (x_info.dtype != DType::f32) node.unsupported("input '{}' is {}; mt quantizes float32", node.input(0),
+                                                   dtype_name(x_info.dtype));
+  // Without a zero point the output is uint8.
+  const Affine affine = read_affine(ctx, node, 1, 2, x_info.shape, DType::u8, node.attr_int("axis", 1));
+  if (affine.int32) node.invalid("QuantizeLinear cannot produce int32");
+  const std::string& output = node.output(0);
+  if (x_info.is_constant()) {
+    quantize_constant(ctx, x_info, affine, output);
+  } else {
+    if (affine.params.axis >= 0)
+      node.unsupported("per-axis quantization of '{}', a tensor computed at run time", node.input(0));
+    ctx.emit1(node, "quantize", {x}, {}, output);
+    ctx.graph().tensor(output).quant = affine.params;
+  }
+  if (affine.uint8) ctx.mark_shifted_uint8(ctx.tensor_name(output));
+}
+
+// DequantizeLinear of a constant: the float32 constant it computes, (q - zero) * scale in float
+// as ONNX Runtime computes it, which remembers its integers for fold_qdq.
+std::string dequantize_constant(ImportContext& ctx, const TensorInfo& q, const Affine& affine,
+                                const std::string& output) {
+  const std::vector<int64_t> values = read_ints(q);
+  std::vector<float> real(values.size());
+  TensorInfo integers{.name = q.name, .dtype = affine.int32 ? DType::i32 : DType::i8, .shape = q.shape,
+                      .quant = affine.params};
+  integers.data = ConstData::allocate(values.size() * (affine.int32 ? 4 : 1));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const size_t c = channel_of(affine.params, q.shape, i);
+    const int64_t stored = values[i] - (affine.uint8 ? 128 : 0);  // in mt's int8 scheme
+    real[i] = static_cast<float>(stored - affine.params.zero_points[c]) * affine.params.scales[c];
+    if (affine.int32) {
+      const auto v = static_cast<int32_t>(stored);
+      std::memcpy(integers.data.mutable_data() + i * 4, &v, 4);
+    } else {
+      reinterpret_cast<int8_t*>(integers.data.mutable_data())[i] = static_cast<int8_t>(stored);
+    }
+  }
+  TensorInfo f{.name = output, .dtype = DType::f32, .shape = q.shape};
+  f.data = ConstData::copy_of(real.data(), real.size() * sizeof(float));
+  const std::string name = ctx.add_constant(std::move(f));
+  ctx.note_dequantized_constant(name, std::move(integers));
+  return name;
+}
+
+// DequantizeLinear of inputs (value_i, scale_i, zero_i) of `node` into `output`: a float32
+// constant for constant integers, else mt's dequantize of the int8 tensor, whose parameters
+// become the file's.
+std::string dequantize(ImportContext& ctx, const OnnxNode& node, size_t value_i, size_t scale_i, size_t zero_i,
+                       int64_t axis, const std::string& output) {
+  const std::string q = ctx.input(node, value_i);
+  const TensorInfo& info = ctx.input_info(node, value_i);
+  if (info.dtype != DType::i8 && info.dtype != DType::u8 && info.dtype != DType::i32)
+    node.unsupported("input '{}' is {}; int8, uint8 and int32 are supported", node.input(value_i),
+                     dtype_name(info.dtype));
+  // ONNX types the zero point like the data; an int8 mt tensor of an ONNX uint8 one is shifted.
+  const DType onnx_type = info.dtype == DType::i8 && ctx.is_shifted_uint8(q) ? DType::u8 : info.dtype;
+  const Affine affine = read_affine(ctx, node, scale_i, zero_i, info.shape, onnx_type, axis);
+  if (affine.int32 != (info.dtype == DType::i32)) node.invalid("the zero point's type differs from the input's");
+  if (info.is_constant()) return dequantize_constant(ctx, info, affine, output);
+  if (info.dtype != DType::i8)
+    node.unsupported("dequantizes '{}' ({}), computed at run time; mt runs int8 there", node.input(value_i),
+                     dtype_name(info.dtype));
+  if (affine.params.axis >= 0)
+    node.unsupported("per-axis dequantization of '{}', a tensor computed at run time", node.input(value_i));
+  TensorInfo& tensor = ctx.graph().tensor(q);
+  if (tensor.quant && !same_params(*tensor.quant, affine.params))
+    node.unsupported("'{}' is dequantized with other parameters than it was quantized with", node.input(value_i));
+  tensor.quant = affine.params;
+  return ctx.emit1(node, "dequantize", {q}, {}, output);
+}
+
+void dequantize_linear(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  dequantize(ctx, node, 0, 1, 2, node.attr_int("axis", 1), node.output(0));
+}
+
+// Runs the translator of ONNX op `op_type` on a node like `node` whose inputs are `inputs` (ONNX
+// or mt names) and whose output is `output`, attributes copied: QLinearConv reuses Conv's rule.
+void translate_as(ImportContext& ctx, const OnnxNode& node, const std::string& op_type,
+                  const std::vector<std::string>& inputs, const std::string& output) {
+  onnx::NodeProto proto;
+  proto.set_op_type(op_type);
+  for (const auto& input : inputs) proto.add_input(input);
+  proto.add_output(output);
+  *proto.mutable_attribute() = node.proto().attribute();
+  const TranslatorEntry* entry = find_translator(op_type);
+  entry->translate(ctx, OnnxNode(proto, node.name(), node.opset()), entry->mt_op);
+}
+
+// QLinearConv(x, x_scale, x_zero, w, w_scale, w_zero, y_scale, y_zero, B): B is int32 with scale
+// x_scale * w_scale and zero point 0.
+void qlinear_conv(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  const std::string& out = node.output(0);
+  const std::string x = dequantize(ctx, node, 0, 1, 2, 1, ctx.fresh_name(out + "/x"));
+  if (!ctx.input_info(node, 3).is_constant()) node.unsupported("weight '{}' must be constant", node.input(3));
+  const std::string w = dequantize(ctx, node, 3, 4, 5, 0, ctx.fresh_name(out + "/w"));
+  std::vector<std::string> inputs{x, w};
+  if (node.has_input(8)) {
+    const TensorInfo& b = ctx.input_info(node, 8);
+    if (!b.is_constant() || b.dtype != DType::i32 || b.shape.size() != 1)
+      node.invalid("bias '{}' must be a constant 1-D int32 tensor", node.input(8));
+    const auto x_scale = static_cast<float>(ctx.const_floats(node, 1, "x_scale").at(0));
+    const auto& w_scales = ctx.dequantized_origin(w)->quant->scales;
+    Affine bias{.params = {.axis = 0}, .int32 = true};
+    for (int64_t c = 0; c < b.shape[0]; ++c) {
+      bias.params.scales.push_back(x_scale * w_scales[w_scales.size() == 1 ? 0 : static_cast<size_t>(c)]);
+      bias.params.zero_points.push_back(0);
+    }
+    if (w_scales.size() != 1 && w_scales.size() != static_cast<size_t>(b.shape[0]))
+      node.invalid("bias '{}' has {} values for {} output channels", node.input(8), b.shape[0], w_scales.size());
+    inputs.push_back(dequantize_constant(ctx, b, bias, ctx.fresh_name(out + "/b")));
+  }
+  const std::string y = ctx.fresh_name(out + "/conv");
+  translate_as(ctx, node, "Conv", inputs, y);
+  translate_as(ctx, node, "QuantizeLinear", {y, node.input(6), node.input(7)}, out);
+}
+
+// QLinearMatMul(a, a_scale, a_zero, b, b_scale, b_zero, y_scale, y_zero): b per column when
+// constant (axis 1 of [K, N]).
+void qlinear_matmul(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  const std::string& out = node.output(0);
+  const std::string a = dequantize(ctx, node, 0, 1, 2, 1, ctx.fresh_name(out + "/a"));
+  const int64_t b_axis = static_cast<int64_t>(ctx.input_info(node, 3).shape.size()) - 1;
+  const std::string b = dequantize(ctx, node, 3, 4, 5, b_axis, ctx.fresh_name(out + "/b"));
+  const std::string y = ctx.emit1(node, "matmul", {a, b}, {}, ctx.fresh_name(out + "/matmul"));
+  translate_as(ctx, node, "QuantizeLinear", {y, node.input(6), node.input(7)}, out);
+}
+
+}  // namespace
+
+void add_quant_translators(TranslatorTable& table) {
+  table.add("QuantizeLinear", quantize_linear);
+  table.add("DequantizeLinear", dequantize_linear);
+  table.add("QLinearConv", qlinear_conv);
+  table.add("QLinearMatMul", qlinear_matmul);
+}
+
+}  // namespace mt::onnx_import

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""Writes small pre-quantized ONNX models (QDQ and QLinear*) for the tests of mt-convert's QDQ import.
+
+Usage: make_qdq_test_models.py OUT_DIR
+
+For each model NAME it writes OUT_DIR/NAME.onnx, OUT_DIR/NAME.in<K>.npy (seeded inputs, one per graph
+input, in order) and lists NAME, the output scale and the int8 ops mt should make of it on stdout. Each is
+built with the onnx helper API and covers one pattern of lib/import/fold_qdq.cpp:
+  qdq_conv            uint8 activations, int8 per-channel weights, int32 bias, Relu folded into the clamp
+  qdq_depthwise       int8 activations, per-tensor weights, group = channels, stride 2, Clip(0, 6) folded
+  qdq_gemm            Gemm (transB) with int8 per-tensor weights and int32 bias
+  qdq_matmul          MatMul with int8 weights per column (axis 1), uint8 activations, a 3-D input
+  qdq_add             Add of two uint8 tensors with different scales, Relu folded
+  qdq_pools           MaxPool, AveragePool, GlobalAveragePool and Concat between Q/DQ pairs
+  qlinear_conv        QLinearConv (uint8 x, int8 per-channel weights, int32 bias)
+  qlinear_matmul      QLinearMatMul (uint8 a, int8 b)
+  qdq_conv_zero_point weights with a nonzero zero point: imported as an exact float32 conv
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 13
+
+
+def _init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+class Builder:
+    def __init__(self):
+        self.nodes, self.inits, self.count = [], [], 0
+
+    def const(self, array, hint="c"):
+        self.count += 1
+        name = f"{hint}{self.count}"
+        self.inits.append(_init(name, array))
+        return name
+
+    def node(self, op, inputs, **attrs):
+        self.count += 1
+        out = f"{op.lower()}{self.count}"
+        self.nodes.append(helper.make_node(op, inputs, [out], name=f"{op}_{self.count}", **attrs))
+        return out
+
+    def q(self, x, scale, zero, axis=None):
+        zp = self.const(zero, "zp")
+        return self.node("QuantizeLinear", [x, self.const(np.float32(scale), "s"), zp],
+                         **({} if axis is None else {"axis": axis}))
+
+    def dq(self, x, scale, zero, axis=None):
+        return self.node("DequantizeLinear", [x, self.const(np.asarray(scale, np.float32), "s"),
+                                              self.const(zero, "zp")], **({} if axis is None else {"axis": axis}))
+
+    def qdq(self, x, scale, zero):
+        return self.dq(self.q(x, scale, zero), scale, zero)
+
+    def model(self, inputs, output):
+        self.nodes[-1].output[0] = "y"
+        graph = helper.make_graph(self.nodes, "qdq", [helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
+                                                      for n, s in inputs],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])], self.inits)
+        m = helper.make_model(graph, producer_name="make_qdq_test_models",
+                              opset_imports=[helper.make_opsetid("", OPSET)])
+        onnx.checker.check_model(m)
+        return m
+
+
+def weights(rng, shape):
+    return rng.integers(-127, 128, size=shape, dtype=np.int8)
+
+
+def conv_weights(rng, out_channels, per_channel):
+    return (rng.uniform(0.002, 0.01, out_channels) if per_channel else np.array([0.006])).astype(np.float32)
+
+
+def qdq_conv(rng):
+    b = Builder()
+    xs, xz = 0.02, np.uint8(120)
+    ws = conv_weights(rng, 8, True)
+    w = b.dq(b.const(weights(rng, (8, 3, 3, 3))), ws, np.zeros(8, np.int8), axis=0)
+    bias = b.dq(b.const(rng.integers(-2000, 2000, 8, dtype=np.int32)), (xs * ws).astype(np.float32),
+                np.zeros(8, np.int32), axis=0)
+    y = b.node("Relu", [b.node("Conv", [b.qdq("x", xs, xz), w, bias], pads=[1, 1, 1, 1])])
+    b.qdq(y, 0.03, np.uint8(0))
+    return b.model([("x", [1, 3, 10, 10])], "y"), 0.03, ["conv2d"]
+
+
+def qdq_depthwise(rng):
+    b = Builder()
+    w = b.dq(b.const(weights(rng, (4, 1, 3, 3))), np.float32(0.01), np.int8(0))
+    y = b.node("Conv", [b.qdq("x", 0.025, np.int8(-3)), w], group=4, strides=[2, 2], pads=[1, 1, 1, 1])
+    y = b.node("Clip", [y, b.const(np.float32(0)), b.const(np.float32(6))])
+    b.qdq(y, 0.02, np.int8(-128))
+    return b.model([("x", [1, 4, 9, 9])], "y"), 0.02, ["conv2d"]
+
+
+def qdq_gemm(rng):
+    b = Builder()
+    xs, ws = 0.03, np.float32(0.004)
+    w = b.dq(b.const(weights(rng, (8, 16))), ws, np.int8(0))
+    bias = b.dq(b.const(rng.integers(-500, 500, 8, dtype=np.int32)), np.float32(xs * ws), np.int32(0))
+    y = b.node("Gemm", [b.qdq("x", xs, np.int8(5)), w, bias], transB=1)
+    b.qdq(y, 0.05, np.int8(-10))
+    return b.model([("x", [2, 16])], "y"), 0.05, ["linear"]
+
+
+def qdq_matmul(rng):
+    b = Builder()
+    w = b.dq(b.const(weights(rng, (16, 8))), rng.uniform(0.002, 0.006, 8).astype(np.float32), np.zeros(8, np.int8),
+             axis=1)
+    y = b.node("MatMul", [b.qdq("x", 0.02, np.uint8(128)), w])
+    b.qdq(y, 0.04, np.uint8(131))
+    return b.model([("x", [1, 3, 16])], "y"), 0.04, ["linear"]
+
+
+def qdq_add(rng):
+    b = Builder()
+    y = b.node("Relu", [b.node("Add", [b.qdq("a", 0.02, np.uint8(128)), b.qdq("b", 0.035, np.uint8(100))])])
+    b.qdq(y, 0.03, np.uint8(0))
+    return b.model([("a", [1, 4, 5, 5]), ("b", [1, 4, 5, 5])], "y"), 0.03, ["add"]
+
+
+def qdq_pools(rng):
+    b = Builder()
+    s, z = 0.04, np.uint8(128)
+    x = b.qdq("x", s, z)
+    m = b.qdq(b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), s, z)
+    a = b.qdq(b.node("AveragePool", [m], kernel_shape=[2, 2]), 0.015, np.uint8(120))
+    g = b.qdq(b.node("GlobalAveragePool", [a]), 0.02, np.uint8(128))
+    g2 = b.qdq(b.node("GlobalAveragePool", [m]), 0.02, np.uint8(128))
+    b.qdq(b.node("Concat", [g, g2], axis=1), 0.02, np.uint8(128))
+    return b.model([("x", [1, 6, 9, 9])], "y"), 0.02, ["max_pool2d", "avg_pool2d", "global_avg_pool", "concat"]
+
+
+def qlinear_conv(rng):
+    b = Builder()
+    xs, ws = 0.02, conv_weights(rng, 6, True)
+    x = b.q("x", xs, np.uint8(110))
+    y = b.node("QLinearConv", [x, b.const(np.float32(xs)), b.const(np.uint8(110)), b.const(weights(rng, (6, 3, 3, 3))),
+                               b.const(ws), b.const(np.zeros(6, np.int8)), b.const(np.float32(0.05)),
+                               b.const(np.uint8(128)), b.const(rng.integers(-3000, 3000, 6, dtype=np.int32))],
+               pads=[1, 1, 1, 1], strides=[2, 2])
+    b.dq(y, 0.05, np.uint8(128))
+    return b.model([("x", [1, 3, 8, 8])], "y"), 0.05, ["conv2d"]
+
+
+def qlinear_matmul(rng):
+    b = Builder()
+    x = b.q("x", 0.02, np.uint8(128))
+    y = b.node("QLinearMatMul", [x, b.const(np.float32(0.02)), b.const(np.uint8(128)), b.const(weights(rng, (12, 5))),
+                                 b.const(np.float32(0.005)), b.const(np.int8(0)), b.const(np.float32(0.03)),
+                                 b.const(np.uint8(128))])
+    b.dq(y, 0.03, np.uint8(128))
+    return b.model([("x", [4, 12])], "y"), 0.03, ["linear"]
+
+
+def qdq_conv_zero_point(rng):
+    b = Builder()
+    w = b.dq(b.const(weights(rng, (4, 3, 3, 3))), np.float32(0.01), np.int8(3))
+    y = b.node("Conv", [b.qdq("x", 0.02, np.uint8(128)), w])
+    b.qdq(y, 0.04, np.uint8(128))
+    return b.model([("x", [1, 3, 6, 6])], "y"), 0.04, []
+
+
+MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_matmul, qdq_add, qdq_pools, qlinear_conv, qlinear_matmul,
+          qdq_conv_zero_point]
+
+
+def write_all(out):
+    """Writes every model and its inputs into OUT; returns [(name, output scale, expected int8 ops)]."""
+    os.makedirs(out, exist_ok=True)
+    listed = []
+    for k, make in enumerate(MODELS):
+        rng = np.random.default_rng(1000 + k)
+        m, scale, ops = make(rng)
+        name = make.__name__
+        onnx.save_model(m, os.path.join(out, f"{name}.onnx"))
+        for i, value in enumerate(m.graph.input):
+            shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+            # Beyond the quantization ranges on both sides, so that saturation is covered too.
+            np.save(os.path.join(out, f"{name}.in{i}.npy"), rng.uniform(-3.0, 3.5, shape).astype(np.float32))
+        listed.append((name, scale, ops))
+    return listed
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    for name, scale, ops in write_all(sys.argv[1]):
+        print(name, scale, ",".join(ops) or "-")

@@ -1,0 +1,123 @@
+"""The checks of qdq_import.sh: mt-convert's import of pre-quantized ONNX against onnxruntime-node running the
+same file. Needs the mt tools on PATH.
+
+  qdq_import.py small DIR      the models of scripts/make_qdq_test_models.py: within 1 LSB of the output scale
+                               of onnxruntime-node, on reference and cpu; the int8 ops named there are int8
+  qdq_import.py models DIR...  QDQ exports (export_models.py --set qdq): cosine(mt, ORT) >= cosine(ORT, PyTorch
+                               qnnpack) - MARGIN on reference and cpu, and mt-opnames --check cpu lists nothing
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+SOURCE = pathlib.Path(os.environ["MT_SOURCE_DIR"])
+sys.path.insert(0, str(SOURCE / "scripts"))
+from mt_models import onnxruntime  # noqa: E402
+
+# How much lower mt's cosine with ORT may be than ORT's with PyTorch on the same model (measured: see
+# docs/quantization.md; runtimes round the requantization differently, and deep random-weight networks
+# amplify single-step differences).
+MARGIN = 0.0
+
+
+def devices():
+    listed = subprocess.run(["mt-run", "--list-devices"], capture_output=True, text=True, check=True).stdout.split()
+    return ["reference"] + (["cpu"] if "cpu" in listed else [])
+
+
+def run(cmd):
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"FAIL: {' '.join(map(str, cmd))}: exit {done.returncode}: {done.stderr.strip()}")
+    return done
+
+
+def mt_run(model_mt, device, feeds, work):
+    out = pathlib.Path(work) / f"out_{device}.npy"
+    args = ["mt-run", "--device", device, "--threads", "1", str(model_mt), "-o", str(out)]
+    for name, path in feeds.items():
+        args += ["--input", f"{name}={path}" if len(feeds) > 1 else str(path)]
+    run(args)
+    return np.load(out)
+
+
+def cosine(a, b):
+    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def small(directory):
+    sys.path.insert(0, str(SOURCE / "scripts"))
+    import make_qdq_test_models
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="mt-qdq-") as work:
+        listed = make_qdq_test_models.write_all(directory)
+        for name, scale, ops in listed:
+            onnx_file = pathlib.Path(directory) / f"{name}.onnx"
+            import onnx
+            names = [i.name for i in onnx.load(onnx_file).graph.input]
+            feeds = {n: pathlib.Path(directory) / f"{name}.in{i}.npy" for i, n in enumerate(names)}
+            expected = next(iter(onnxruntime.run(onnx_file, {n: np.load(p) for n, p in feeds.items()}).values()))
+            model_mt = pathlib.Path(work) / f"{name}.mt"
+            run(["mt-convert", str(onnx_file), "-o", str(model_mt)])
+            listing = run(["mt-opnames", "--format", "json", str(model_mt)]).stdout
+            missing = [op for op in ops if f'"{op}"' not in listing]
+            quantized = "quantize" in listing
+            if missing or not quantized:
+                failures.append(f"{name}: mt ops {listing.strip()} lack {missing or 'quantize'}")
+            for device in devices():
+                got = mt_run(model_mt, device, feeds, work)
+                err = float(np.max(np.abs(got - expected))) if got.shape == expected.shape else float("inf")
+                steps = err / scale
+                print(f"{name:22s} {device:9s} max |mt - ORT| = {err:.6g} ({steps:.3f} output steps)")
+                if not steps <= 1.0 + 1e-4:
+                    failures.append(f"{name} on {device}: {steps:.3f} output steps from onnxruntime-node")
+    return failures
+
+
+def models(directories):
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="mt-qdq-") as work:
+        for directory in map(pathlib.Path, directories):
+            name = directory.name
+            x = np.load(directory / "input.npy")
+            pytorch = np.load(directory / "expected.npy")
+            info = json.loads((directory / "info.json").read_text())
+            ort = onnxruntime.run(directory / "model.onnx", {info["input"]["name"]: x})[info["output"]["name"]]
+            ort_vs_pytorch = cosine(ort, pytorch)
+            model_mt = pathlib.Path(work) / f"{name}.mt"
+            run(["mt-convert", str(directory / "model.onnx"), "-o", str(model_mt)])
+            if "cpu" in devices():
+                check = subprocess.run(["mt-opnames", "--check", "cpu", str(model_mt)], capture_output=True, text=True)
+                if check.returncode != 0 or check.stdout.count("\n") != 1:
+                    failures.append(f"{name}: mt-opnames --check cpu: {check.stdout.strip()} {check.stderr.strip()}")
+            for device in devices():
+                got = mt_run(model_mt, device, {"input": directory / "input.npy"}, work)
+                mt_vs_ort = cosine(got, ort)
+                print(f"{name:26s} {device:9s} cosine(mt, ORT) = {mt_vs_ort:.6f}   "
+                      f"cosine(ORT, PyTorch) = {ort_vs_pytorch:.6f}   cosine(mt, PyTorch) = {cosine(got, pytorch):.6f}")
+                if not mt_vs_ort >= ort_vs_pytorch - MARGIN:
+                    failures.append(f"{name} on {device}: cosine(mt, ORT) {mt_vs_ort:.6f} < cosine(ORT, PyTorch) "
+                                    f"{ort_vs_pytorch:.6f} - {MARGIN}")
+    return failures
+
+
+def main():
+    mode, *paths = sys.argv[1:]
+    try:
+        failures = small(paths[0]) if mode == "small" else models(paths)
+    except onnxruntime.Unavailable as e:  # install-deps.sh installs node and npm; the npm registry is reachable
+        failures = [f"onnxruntime-node, the reference of this test, is unavailable: {e}"]
+    for failure in failures:
+        print(f"FAIL: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.dont_write_bytecode = True
+    sys.exit(main())
