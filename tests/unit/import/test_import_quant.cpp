@@ -3,6 +3,7 @@
 // int8 ops with the file's integers, or leaves an exact float32 op where it cannot.
 #include <cmath>
 
+#include "lib/ops/registry.h"
 #include "tests/unit/import/onnx_test_util.h"
 
 namespace mt::test {
@@ -80,7 +81,7 @@ TEST_CASE("QDQ conv: an int8 conv2d with the file's weights, bias and scales; re
   CHECK(g.tensor(conv.inputs[1]).quant->axis == 0);
   CHECK(g.tensor(conv.inputs[1]).quant->scales == std::vector<float>{0.01f, 0.02f, 0.03f});
   CHECK(constant_values<int32_t>(g, conv.inputs[2]) == std::vector<int32_t>{100, -200, 300});
-  CHECK(attr_float(conv, "act_min") == 0.0);
+  CHECK(mt::attr_float(conv, "act_min") == 0.0);
   CHECK(g.tensor(conv.outputs[0]).quant->zero_points == std::vector<int32_t>{-128});
 
   // Against the float32 arithmetic QDQ prescribes, computed here.
@@ -141,7 +142,7 @@ TEST_CASE("QDQ: data movement and pooling with equal parameters move int8; diffe
   b.input("x", {1, 2, 4, 4}).output("y");
   const std::string x = qdq(b, "x", "in", 0.05f, 128, kU8);
   attr_ints(b.node("MaxPool", {x}, {"pool"}, "pool"), "kernel_shape", {2, 2});
-  const std::string p = qdq(b, "pool", "in", 0.05f, 128, kU8);  // the same parameters
+  const std::string p = qdq(b, "pool", "pooled", 0.05f, 128, kU8);  // the same parameters
   b.node("Flatten", {p}, {"flat"}, "flat");
   const std::string f = qdq(b, "flat", "other", 0.1f, 128, kU8);  // other parameters
   b.node("Identity", {f}, {"y"});
