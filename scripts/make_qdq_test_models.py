@@ -4,7 +4,8 @@
 Usage: make_qdq_test_models.py OUT_DIR
 
 For each model NAME it writes OUT_DIR/NAME.onnx, OUT_DIR/NAME.in<K>.npy (seeded inputs, one per graph
-input, in order) and lists NAME, the output scale and the int8 ops mt should make of it on stdout. Each is
+input, in order) and lists NAME, the output scale, and how many of its ops mt-convert should make int8 and
+how many it should leave float32, on stdout. Each is
 built with the onnx helper API and covers one pattern of lib/import/fold_qdq.cpp:
   qdq_conv            uint8 activations, int8 per-channel weights, int32 bias, Relu folded into the clamp
   qdq_depthwise       int8 activations, per-tensor weights, group = channels, stride 2, Clip(0, 6) folded
@@ -86,7 +87,7 @@ def qdq_conv(rng):
                 np.zeros(8, np.int32), axis=0)
     y = b.node("Relu", [b.node("Conv", [b.qdq("x", xs, xz), w, bias], pads=[1, 1, 1, 1])])
     b.qdq(y, 0.03, np.uint8(0))
-    return b.model([("x", [1, 3, 10, 10])], "y"), 0.03, ["conv2d"]
+    return b.model([("x", [1, 3, 10, 10])], "y"), 0.03, (1, 0)
 
 
 def qdq_depthwise(rng):
@@ -95,7 +96,7 @@ def qdq_depthwise(rng):
     y = b.node("Conv", [b.qdq("x", 0.025, np.int8(-3)), w], group=4, strides=[2, 2], pads=[1, 1, 1, 1])
     y = b.node("Clip", [y, b.const(np.float32(0)), b.const(np.float32(6))])
     b.qdq(y, 0.02, np.int8(-128))
-    return b.model([("x", [1, 4, 9, 9])], "y"), 0.02, ["conv2d"]
+    return b.model([("x", [1, 4, 9, 9])], "y"), 0.02, (1, 0)
 
 
 def qdq_gemm(rng):
@@ -105,7 +106,7 @@ def qdq_gemm(rng):
     bias = b.dq(b.const(rng.integers(-500, 500, 8, dtype=np.int32)), np.float32(xs * ws), np.int32(0))
     y = b.node("Gemm", [b.qdq("x", xs, np.int8(5)), w, bias], transB=1)
     b.qdq(y, 0.05, np.int8(-10))
-    return b.model([("x", [2, 16])], "y"), 0.05, ["linear"]
+    return b.model([("x", [2, 16])], "y"), 0.05, (1, 0)
 
 
 def qdq_matmul(rng):
@@ -114,14 +115,14 @@ def qdq_matmul(rng):
              axis=1)
     y = b.node("MatMul", [b.qdq("x", 0.02, np.uint8(128)), w])
     b.qdq(y, 0.04, np.uint8(131))
-    return b.model([("x", [1, 3, 16])], "y"), 0.04, ["linear"]
+    return b.model([("x", [1, 3, 16])], "y"), 0.04, (1, 0)
 
 
 def qdq_add(rng):
     b = Builder()
     y = b.node("Relu", [b.node("Add", [b.qdq("a", 0.02, np.uint8(128)), b.qdq("b", 0.035, np.uint8(100))])])
     b.qdq(y, 0.03, np.uint8(0))
-    return b.model([("a", [1, 4, 5, 5]), ("b", [1, 4, 5, 5])], "y"), 0.03, ["add"]
+    return b.model([("a", [1, 4, 5, 5]), ("b", [1, 4, 5, 5])], "y"), 0.03, (1, 0)
 
 
 def qdq_pools(rng):
@@ -133,7 +134,7 @@ def qdq_pools(rng):
     g = b.qdq(b.node("GlobalAveragePool", [a]), 0.02, np.uint8(128))
     g2 = b.qdq(b.node("GlobalAveragePool", [m]), 0.02, np.uint8(128))
     b.qdq(b.node("Concat", [g, g2], axis=1), 0.02, np.uint8(128))
-    return b.model([("x", [1, 6, 9, 9])], "y"), 0.02, ["max_pool2d", "avg_pool2d", "global_avg_pool", "concat"]
+    return b.model([("x", [1, 6, 9, 9])], "y"), 0.02, (5, 0)
 
 
 def qlinear_conv(rng):
@@ -145,7 +146,7 @@ def qlinear_conv(rng):
                                b.const(np.uint8(128)), b.const(rng.integers(-3000, 3000, 6, dtype=np.int32))],
                pads=[1, 1, 1, 1], strides=[2, 2])
     b.dq(y, 0.05, np.uint8(128))
-    return b.model([("x", [1, 3, 8, 8])], "y"), 0.05, ["conv2d"]
+    return b.model([("x", [1, 3, 8, 8])], "y"), 0.05, (1, 0)
 
 
 def qlinear_matmul(rng):
@@ -155,7 +156,7 @@ def qlinear_matmul(rng):
                                  b.const(np.float32(0.005)), b.const(np.int8(0)), b.const(np.float32(0.03)),
                                  b.const(np.uint8(128))])
     b.dq(y, 0.03, np.uint8(128))
-    return b.model([("x", [4, 12])], "y"), 0.03, ["linear"]
+    return b.model([("x", [4, 12])], "y"), 0.03, (1, 0)
 
 
 def qdq_conv_zero_point(rng):
@@ -163,7 +164,7 @@ def qdq_conv_zero_point(rng):
     w = b.dq(b.const(weights(rng, (4, 3, 3, 3))), np.float32(0.01), np.int8(3))
     y = b.node("Conv", [b.qdq("x", 0.02, np.uint8(128)), w])
     b.qdq(y, 0.04, np.uint8(128))
-    return b.model([("x", [1, 3, 6, 6])], "y"), 0.04, []
+    return b.model([("x", [1, 3, 6, 6])], "y"), 0.04, (0, 1)
 
 
 MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_matmul, qdq_add, qdq_pools, qlinear_conv, qlinear_matmul,
@@ -171,24 +172,24 @@ MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_matmul, qdq_add, qdq_pools, qli
 
 
 def write_all(out):
-    """Writes every model and its inputs into OUT; returns [(name, output scale, expected int8 ops)]."""
+    """Writes every model and its inputs into OUT; returns [(name, output scale, (int8 ops, float32 ops))]."""
     os.makedirs(out, exist_ok=True)
     listed = []
     for k, make in enumerate(MODELS):
         rng = np.random.default_rng(1000 + k)
-        m, scale, ops = make(rng)
+        m, scale, counts = make(rng)
         name = make.__name__
         onnx.save_model(m, os.path.join(out, f"{name}.onnx"))
         for i, value in enumerate(m.graph.input):
             shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
             # Beyond the quantization ranges on both sides, so that saturation is covered too.
             np.save(os.path.join(out, f"{name}.in{i}.npy"), rng.uniform(-3.0, 3.5, shape).astype(np.float32))
-        listed.append((name, scale, ops))
+        listed.append((name, scale, counts))
     return listed
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    for name, scale, ops in write_all(sys.argv[1]):
-        print(name, scale, ",".join(ops) or "-")
+    for name, scale, (int8_ops, float_ops) in write_all(sys.argv[1]):
+        print(name, scale, int8_ops, float_ops)
