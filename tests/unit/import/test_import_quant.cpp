@@ -153,6 +153,55 @@ TEST_CASE("QDQ: data movement and pooling with equal parameters move int8; diffe
   CHECK(g.tensor(only_node(g, "flatten").inputs[0]).dtype == DType::f32);
 }
 
+TEST_CASE("QDQ: x * HardSigmoid(x) (PyTorch's hardswish) is int8 hardswish; Add then Relu is int8 add with a clamp") {
+  OnnxBuilder b(13);
+  b.input("x", {1, 2, 3, 3}).output("y");
+  const std::string x = qdq(b, "x", "in", 0.05f, 128, kU8);
+  auto& hs = b.node("HardSigmoid", {x}, {"hs"}, "hs");
+  attr_float(hs, "alpha", 1.0f / 6.0f);
+  b.node("Mul", {x, "hs"}, {"hswish"}, "hswish");
+  const std::string h = qdq(b, "hswish", "h", 0.04f, 10, kU8);
+  b.node("Add", {h, x}, {"sum"}, "add");
+  b.node("Relu", {"sum"}, {"relu"});
+  const std::string r = qdq(b, "relu", "r", 0.06f, 0, kU8);
+  // A requantization to the same parameters disappears.
+  const std::string again = qdq(b, r, "again", 0.06f, 0, kU8);
+  b.node("Identity", {again}, {"y"});
+  const Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"quantize", "hardswish", "add", "dequantize"});
+  CHECK(mt::attr_float(only_node(g, "add"), "act_min") == 0.0);
+  std::vector<float> input(18);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = -4.0f + 0.5f * static_cast<float>(i);
+  const std::vector<float> got = run_graph(g, {input});
+  auto fake_quant = [](float v, float s, int z) { return (std::clamp(std::nearbyint(v / s) + z, 0.0f, 255.0f) - z) * s; };
+  for (size_t i = 0; i < input.size(); ++i) {
+    const float xq = fake_quant(input[i], 0.05f, 128);
+    const float hq = fake_quant(xq * std::clamp(xq / 6.0f + 0.5f, 0.0f, 1.0f), 0.04f, 10);
+    INFO("element ", i);
+    CHECK(std::abs(got[i] - fake_quant(std::max(hq + xq, 0.0f), 0.06f, 0)) <= 0.06f + 1e-6f);
+  }
+}
+
+TEST_CASE("QLinearConv: an int8 conv2d with the file's weights and bias") {
+  OnnxBuilder b(13);
+  b.input("x", {1, 1, 3, 3}).output("y");
+  scalar_params(b, "in", 0.1f, 128, kU8);
+  b.node("QuantizeLinear", {"x", "in_s", "in_z"}, {"xq"});
+  init_typed<int8_t>(b, "w", kI8, {2, 1, 1, 1}, {3, -5});
+  b.init("w_s", {2}, {0.5f, 0.25f});
+  init_typed<int8_t>(b, "w_z", kI8, {2}, {0, 0});
+  scalar_params(b, "out", 0.2f, 100, kU8);
+  init_typed<int32_t>(b, "bias", onnx::TensorProto::INT32, {2}, {7, -9});
+  b.node("QLinearConv", {"xq", "in_s", "in_z", "w", "w_s", "w_z", "out_s", "out_z", "bias"}, {"yq"}, "qconv");
+  b.node("DequantizeLinear", {"yq", "out_s", "out_z"}, {"y"});
+  const Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"quantize", "conv2d", "dequantize"});
+  const Node& conv = only_node(g, "conv2d");
+  CHECK(constant_values<int8_t>(g, conv.inputs[1]) == std::vector<int8_t>{3, -5});
+  CHECK(constant_values<int32_t>(g, conv.inputs[2]) == std::vector<int32_t>{7, -9});
+  CHECK(g.tensor(conv.outputs[0]).quant->zero_points == std::vector<int32_t>{-28});
+}
+
 TEST_CASE("QDQ: an unpaired QuantizeLinear/DequantizeLinear stays quantize/dequantize, exact for uint8") {
   OnnxBuilder b(13);
   b.input("x", {5}).output("y");
