@@ -10,6 +10,7 @@ built with the onnx helper API and covers one pattern of lib/import/fold_qdq.cpp
   qdq_conv            uint8 activations, int8 per-channel weights, int32 bias, Relu folded into the clamp
   qdq_depthwise       int8 activations, per-tensor weights, group = channels, stride 2, Clip(0, 6) folded
   qdq_gemm            Gemm (transB) with int8 per-tensor weights and int32 bias
+  qdq_gemm_transposed Gemm without transB, int8 weights per column, Relu folded
   qdq_matmul          MatMul with int8 weights per column (axis 1), uint8 activations, a 3-D input
   qdq_add             Add of two uint8 tensors with different scales, Relu folded
   qdq_pools           MaxPool, AveragePool, GlobalAveragePool and Concat between Q/DQ pairs
@@ -109,6 +110,17 @@ def qdq_gemm(rng):
     return b.model([("x", [2, 16])], "y"), 0.05, (1, 0)
 
 
+def qdq_gemm_transposed(rng):
+    b = Builder()
+    xs, ws = 0.03, rng.uniform(0.002, 0.006, 6).astype(np.float32)
+    w = b.dq(b.const(weights(rng, (16, 6))), ws, np.zeros(6, np.int8), axis=1)
+    bias = b.dq(b.const(rng.integers(-500, 500, 6, dtype=np.int32)), (xs * ws).astype(np.float32),
+                np.zeros(6, np.int32), axis=0)
+    y = b.node("Relu", [b.node("Gemm", [b.qdq("x", xs, np.uint8(128)), w, bias])])
+    b.qdq(y, 0.05, np.uint8(0))
+    return b.model([("x", [3, 16])], "y"), 0.05, (1, 0)
+
+
 def qdq_matmul(rng):
     b = Builder()
     w = b.dq(b.const(weights(rng, (16, 8))), rng.uniform(0.002, 0.006, 8).astype(np.float32), np.zeros(8, np.int8),
@@ -167,7 +179,7 @@ def qdq_conv_zero_point(rng):
     return b.model([("x", [1, 3, 6, 6])], "y"), 0.04, (0, 1)
 
 
-MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_matmul, qdq_add, qdq_pools, qlinear_conv, qlinear_matmul,
+MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_gemm_transposed, qdq_matmul, qdq_add, qdq_pools, qlinear_conv, qlinear_matmul,
           qdq_conv_zero_point]
 
 

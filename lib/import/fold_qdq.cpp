@@ -338,6 +338,14 @@ class Folder {
 
 }  // namespace
 
-QdqFoldReport fold_qdq(Graph& graph, const ImportContext& ctx) { return Folder(graph, ctx).run(); }
+QdqFoldReport fold_qdq(Graph& graph, ImportContext& ctx) {
+  // The ONNX name of each output still resolves to the tensor it was before outputs were named.
+  for (const auto& output : graph.outputs)
+    if (ctx.is_shifted_uint8(ctx.tensor_name(output)))
+      unsupported("graph output '{}' is a quantized uint8 tensor, which mt holds as int8 (q - 128); end the graph "
+                  "with a DequantizeLinear",
+                  output);
+  return Folder(graph, ctx).run();
+}
 
 }  // namespace mt::onnx_import

@@ -18,6 +18,7 @@ struct QdqFoldReport {
 
 // Rewrites `graph` (topologically sorted, its outputs named) in place. Dequantize nodes left without
 // readers are for the caller's dead-code removal. Logs each float32 fallback at info level (-v).
-QdqFoldReport fold_qdq(Graph& graph, const ImportContext& ctx);
+// Throws Error(unsupported) for a graph output that is a quantized uint8 tensor (held shifted).
+QdqFoldReport fold_qdq(Graph& graph, ImportContext& ctx);
 
 }  // namespace mt::onnx_import

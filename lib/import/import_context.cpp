@@ -142,7 +142,27 @@ bool ImportContext::try_fold(const Node& mt_node, const std::vector<const Tensor
     return false;
   }
   for (auto& out : outputs) graph_.add_tensor(std::move(out));
+  if (mt_node.op == "transpose") transpose_dequantized_origin(mt_node);
   return true;
+}
+
+// Gemm's transposed weight (transB = 0) keeps the integers DequantizeLinear made it from.
+void ImportContext::transpose_dequantized_origin(const Node& transpose) {
+  const TensorInfo* origin = dequantized_origin(transpose.inputs[0]);
+  if (!origin || origin->dtype != DType::i8 || origin->shape.size() != 2) return;
+  if (auto perm = transpose.attrs.find("perm");
+      perm != transpose.attrs.end() && std::get<std::vector<int64_t>>(perm->second) != std::vector<int64_t>{1, 0})
+    return;
+  const auto rows = static_cast<size_t>(origin->shape[0]), cols = static_cast<size_t>(origin->shape[1]);
+  TensorInfo t{.name = origin->name, .dtype = DType::i8, .shape = {origin->shape[1], origin->shape[0]},
+               .quant = origin->quant};
+  t.data = ConstData::allocate(rows * cols);
+  const auto* src = reinterpret_cast<const int8_t*>(origin->data.data());
+  auto* dst = reinterpret_cast<int8_t*>(t.data.mutable_data());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) dst[c * rows + r] = src[r * cols + c];
+  if (t.quant->axis >= 0) t.quant->axis = 1 - t.quant->axis;
+  note_dequantized_constant(transpose.outputs[0], std::move(t));
 }
 
 void ImportContext::emit(const OnnxNode& node, const std::string& op, std::vector<std::string> inputs, Attributes attrs,

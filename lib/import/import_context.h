@@ -81,6 +81,7 @@ class ImportContext {
 
  private:
   bool try_fold(const Node& mt_node, const std::vector<const TensorInfo*>& inputs);
+  void transpose_dequantized_origin(const Node& transpose);
   std::string node_name(const OnnxNode& node, const std::string& op, const std::vector<std::string>& outputs);
 
   Graph& graph_;

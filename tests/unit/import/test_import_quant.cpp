@@ -234,6 +234,15 @@ TEST_CASE("QDQ: what mt cannot represent is refused, naming the node") {
   CHECK(e.code() == ExitCode::unsupported);
   CHECK(std::string(e.what()).find("per-axis quantization of 'x'") != std::string::npos);
 
+  OnnxBuilder uint8_output(13);
+  uint8_output.input("x", {1, 2}).output("y", kU8);
+  scalar_params(uint8_output, "in", 0.5f, 3, kU8);
+  uint8_output.node("QuantizeLinear", {"x", "in_s", "in_z"}, {"q"});
+  uint8_output.node("Identity", {"q"}, {"y"});
+  e = import_error(uint8_output);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find("graph output 'y' is a quantized uint8 tensor") != std::string::npos);
+
   OnnxBuilder zero_scale(13);
   zero_scale.input("x", {1, 2}).output("y");
   scalar_params(zero_scale, "in", 0.0f, 0, kI8);
