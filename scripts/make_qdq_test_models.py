@@ -179,8 +179,8 @@ def qdq_conv_zero_point(rng):
     return b.model([("x", [1, 3, 6, 6])], "y"), 0.04, (0, 1)
 
 
-MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_gemm_transposed, qdq_matmul, qdq_add, qdq_pools, qlinear_conv, qlinear_matmul,
-          qdq_conv_zero_point]
+MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_gemm_transposed, qdq_matmul, qdq_add, qdq_pools, qlinear_conv,
+          qlinear_matmul, qdq_conv_zero_point]
 
 
 def write_all(out):

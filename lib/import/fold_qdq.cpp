@@ -214,7 +214,8 @@ class Folder {
       const auto q = dequantized_from(node_at(h->second).inputs[0]);
       const auto next = sole_reader(mul.outputs[0]);
       if (!q || !next || node_at(*next).op != "quantize") return false;
-      graph_.nodes[i] = Node{.name = mul.name, .op = "hardswish", .inputs = {*q}, .outputs = {node_at(*next).outputs[0]}};
+      const std::string y = node_at(*next).outputs[0];
+      graph_.nodes[i] = Node{.name = mul.name, .op = "hardswish", .inputs = {*q}, .outputs = {y}};
       removed_[h->second] = true;
       removed_[*next] = true;
       ++report_.int8_nodes;
@@ -241,7 +242,8 @@ class Folder {
   // The int8 weights and int32 bias of conv2d / linear / matmul (which becomes linear), or why not.
   std::optional<std::string> int8_weights(const Node& node, const std::string& x, Node& folded) {
     const TensorInfo* w = ctx_.dequantized_origin(node.inputs[1]);
-    if (!w || w->dtype != DType::i8) return fmt::format("weight '{}' is not a dequantized int8 constant", node.inputs[1]);
+    if (!w || w->dtype != DType::i8)
+      return fmt::format("weight '{}' is not a dequantized int8 constant", node.inputs[1]);
     const QuantParams& w_params = *w->quant;
     for (int32_t zero : w_params.zero_points)
       if (zero != 0)
@@ -268,7 +270,8 @@ class Folder {
       for (size_t c = 0; file_integers && c < channels; ++c) {
         const QuantParams& p = *origin->quant;
         const size_t k = p.scales.size() == 1 ? 0 : c;
-        file_integers = p.zero_points[k] == 0 && relatively_equal(p.scales[k], static_cast<double>(x_scale) * w_scale(c));
+        file_integers =
+            p.zero_points[k] == 0 && relatively_equal(p.scales[k], static_cast<double>(x_scale) * w_scale(c));
       }
       const auto values = file_integers ? origin->data.as<int32_t>() : std::span<const int32_t>();
       const auto reals = b.data.as<float>();

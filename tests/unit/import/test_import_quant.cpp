@@ -173,7 +173,9 @@ TEST_CASE("QDQ: x * HardSigmoid(x) (PyTorch's hardswish) is int8 hardswish; Add 
   std::vector<float> input(18);
   for (size_t i = 0; i < input.size(); ++i) input[i] = -4.0f + 0.5f * static_cast<float>(i);
   const std::vector<float> got = run_graph(g, {input});
-  auto fake_quant = [](float v, float s, int z) { return (std::clamp(std::nearbyint(v / s) + z, 0.0f, 255.0f) - z) * s; };
+  auto fake_quant = [](float v, float s, int z) {
+    return (std::clamp(std::nearbyint(v / s) + z, 0.0f, 255.0f) - static_cast<float>(z)) * s;
+  };
   for (size_t i = 0; i < input.size(); ++i) {
     const float xq = fake_quant(input[i], 0.05f, 128);
     const float hq = fake_quant(xq * std::clamp(xq / 6.0f + 0.5f, 0.0f, 1.0f), 0.04f, 10);
