@@ -97,8 +97,18 @@ void quantize_linear(ImportContext& ctx, const OnnxNode& node, const std::string
   const TensorInfo x_info = ctx.input_info(node, 0);
   if (x_info.dtype != DType::f32) node.unsupported("input '{}' is {}; mt quantizes float32", node.input(0),
                                                    dtype_name(x_info.dtype));
-  // Without a zero point the output is uint8.
-  const Affine affine = read_affine(ctx, node, 1, 2, x_info.shape, DType::u8, node.attr_int("axis", 1));
+  // Without a zero point the output is uint8, or output_dtype (opset 21).
+  DType integer_type = DType::u8;
+  const auto output_dtype = static_cast<int32_t>(node.attr_int("output_dtype", 0));
+  if (output_dtype != 0) {
+    const auto type = dtype_from_onnx(output_dtype);
+    if (!type || (*type != DType::i8 && *type != DType::u8))
+      node.unsupported("output_dtype {} is not supported (int8 and uint8 are)", onnx_type_name(output_dtype));
+    integer_type = *type;
+  }
+  const Affine affine = read_affine(ctx, node, 1, 2, x_info.shape, integer_type, node.attr_int("axis", 1));
+  if (output_dtype != 0 && node.has_input(2) && ctx.input_info(node, 2).dtype != integer_type)
+    node.invalid("output_dtype and the zero point's type differ");
   if (affine.int32) node.invalid("QuantizeLinear cannot produce int32");
   const std::string& output = node.output(0);
   if (x_info.is_constant()) {
@@ -152,7 +162,8 @@ std::string dequantize(ImportContext& ctx, const OnnxNode& node, size_t value_i,
   // ONNX types the zero point like the data; an int8 mt tensor of an ONNX uint8 one is shifted.
   const DType onnx_type = info.dtype == DType::i8 && ctx.is_shifted_uint8(q) ? DType::u8 : info.dtype;
   const Affine affine = read_affine(ctx, node, scale_i, zero_i, info.shape, onnx_type, axis);
-  if (affine.int32 != (info.dtype == DType::i32)) node.invalid("the zero point's type differs from the input's");
+  if (affine.int32 != (info.dtype == DType::i32) || (onnx_type == DType::u8 && !affine.uint8))
+    node.invalid("the zero point's type differs from the input's");
   if (info.is_constant()) return dequantize_constant(ctx, info, affine, output);
   if (info.dtype != DType::i8)
     node.unsupported("dequantizes '{}' ({}), computed at run time; mt runs int8 there", node.input(value_i),
@@ -167,6 +178,8 @@ std::string dequantize(ImportContext& ctx, const OnnxNode& node, size_t value_i,
 }
 
 void dequantize_linear(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  if (node.attr_int("output_dtype", onnx::TensorProto::FLOAT) != onnx::TensorProto::FLOAT)
+    node.unsupported("only float32 output is supported");
   dequantize(ctx, node, 0, 1, 2, node.attr_int("axis", 1), node.output(0));
 }
 
