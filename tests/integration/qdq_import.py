@@ -5,8 +5,8 @@ same file. Needs the mt tools on PATH.
                                of onnxruntime-node, on reference and cpu, with as many int8 and float32 ops
                                as the script says (mt-convert -v reports them)
   qdq_import.py models DIR...  QDQ exports (export_models.py --set qdq): every quantized op int8, cosine(mt, ORT)
-                               >= cosine(ORT, PyTorch qnnpack) - MARGIN on reference and cpu, and
-                               mt-opnames --check cpu lists nothing
+                               >= cosine(ORT, PyTorch qnnpack) - MARGIN on reference, cpu, and cpu after
+                               mt-fuse and mt-prepack; mt-opnames --check cpu lists nothing
 """
 import json
 import os
@@ -102,9 +102,16 @@ def models(directories):
                 check = subprocess.run(["mt-opnames", "--check", "cpu", str(model_mt)], capture_output=True, text=True)
                 if check.returncode != 0 or check.stdout.count("\n") != 1:
                     failures.append(f"{name}: mt-opnames --check cpu: {check.stdout.strip()} {check.stderr.strip()}")
-            for device in devices():
-                got = mt_run(model_mt, device, {"input": directory / "input.npy"}, work)
+            runs = [(device, model_mt) for device in devices()]
+            if "cpu" in devices():  # the pipeline a user runs: mt-fuse, mt-prepack --backend cpu
+                fused, packed = pathlib.Path(work) / f"{name}.fused.mt", pathlib.Path(work) / f"{name}.cpu.mt"
+                run(["mt-fuse", str(model_mt), "-o", str(fused)])
+                run(["mt-prepack", "--backend", "cpu", str(fused), "-o", str(packed)])
+                runs.append(("cpu", packed))
+            for device, model in runs:
+                got = mt_run(model, device, {"input": directory / "input.npy"}, work)
                 mt_vs_ort = cosine(got, ort)
+                device = f"{device}{'+pack' if model != model_mt else ''}"
                 print(f"{name:26s} {device:9s} cosine(mt, ORT) = {mt_vs_ort:.6f}   "
                       f"cosine(ORT, PyTorch) = {ort_vs_pytorch:.6f}   cosine(mt, PyTorch) = {cosine(got, pytorch):.6f}")
                 if not mt_vs_ort >= ort_vs_pytorch - MARGIN:
