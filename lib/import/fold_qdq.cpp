@@ -339,15 +339,47 @@ class Folder {
   QdqFoldReport report_;
 };
 
+// Quantized integer tensors computed at run time may only be dequantized or moved: any other op
+// would compute on the integers, which mt's int8 ops read as the real values they represent (and
+// uint8 ones are held shifted). The ONNX name of each graph output still resolves to the tensor it
+// was before outputs were named.
+void check_integer_uses(const Graph& graph, ImportContext& ctx) {
+  const auto consumers = graph.consumers();
+  std::vector<std::pair<std::string, bool>> pending;  // tensor, held shifted
+  for (const auto& [name, info] : graph.tensors)
+    if (!info.is_constant() && info.dtype == DType::i8 && info.quant)
+      pending.emplace_back(name, ctx.is_shifted_uint8(name));
+  for (const auto& output : graph.outputs)
+    if (ctx.is_shifted_uint8(ctx.tensor_name(output))) pending.emplace_back(output, true);
+  std::unordered_set<std::string> seen;
+  const std::unordered_set<std::string> outputs(graph.outputs.begin(), graph.outputs.end());
+  while (!pending.empty()) {
+    const auto [tensor, shifted] = pending.back();
+    pending.pop_back();
+    if (!seen.insert(tensor).second) continue;
+    if (shifted && outputs.count(tensor))
+      unsupported("graph output '{}' is a quantized uint8 tensor, which mt holds as int8 (q - 128); end the graph "
+                  "with a DequantizeLinear",
+                  tensor);
+    auto it = consumers.find(tensor);
+    if (it == consumers.end()) continue;
+    for (size_t i : it->second) {
+      const Node& node = graph.nodes[i];
+      if (node.op == "dequantize") continue;
+      const bool moves = is_data_movement(node.op) || node.op == "concat" || node.op == "split" || node.op == "slice";
+      if (!moves)
+        unsupported("node '{}' ({}) computes on '{}', a quantized integer tensor; mt takes those only through "
+                    "DequantizeLinear and data movement",
+                    node.name, node.op, tensor);
+      for (const auto& out : node.outputs) pending.emplace_back(out, shifted);
+    }
+  }
+}
+
 }  // namespace
 
 QdqFoldReport fold_qdq(Graph& graph, ImportContext& ctx) {
-  // The ONNX name of each output still resolves to the tensor it was before outputs were named.
-  for (const auto& output : graph.outputs)
-    if (ctx.is_shifted_uint8(ctx.tensor_name(output)))
-      unsupported("graph output '{}' is a quantized uint8 tensor, which mt holds as int8 (q - 128); end the graph "
-                  "with a DequantizeLinear",
-                  output);
+  check_integer_uses(graph, ctx);
   return Folder(graph, ctx).run();
 }
 

@@ -18,7 +18,8 @@ struct QdqFoldReport {
 
 // Rewrites `graph` (topologically sorted, its outputs named) in place. Dequantize nodes left without
 // readers are for the caller's dead-code removal. Logs each float32 fallback at info level (-v).
-// Throws Error(unsupported) for a graph output that is a quantized uint8 tensor (held shifted).
+// Throws Error(unsupported) for a graph output that is a quantized uint8 tensor (held shifted) and for
+// an op other than dequantize and data movement that reads a quantized integer tensor.
 QdqFoldReport fold_qdq(Graph& graph, ImportContext& ctx);
 
 }  // namespace mt::onnx_import

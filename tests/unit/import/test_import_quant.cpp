@@ -245,6 +245,18 @@ TEST_CASE("QDQ: what mt cannot represent is refused, naming the node") {
   CHECK(e.code() == ExitCode::unsupported);
   CHECK(std::string(e.what()).find("graph output 'y' is a quantized uint8 tensor") != std::string::npos);
 
+  // ONNX's Add of two uint8 tensors is integer arithmetic, not a quantized add.
+  OnnxBuilder integer_add(13);
+  integer_add.input("x", {1, 2}).output("y");
+  scalar_params(integer_add, "in", 0.5f, 3, kU8);
+  integer_add.node("QuantizeLinear", {"x", "in_s", "in_z"}, {"q"});
+  integer_add.node("Add", {"q", "q"}, {"sum"}, "integer_add");
+  integer_add.node("DequantizeLinear", {"sum", "in_s", "in_z"}, {"y"});
+  e = import_error(integer_add);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find("node 'integer_add' (add) computes on 'q', a quantized integer tensor") !=
+        std::string::npos);
+
   OnnxBuilder zero_scale(13);
   zero_scale.input("x", {1, 2}).output("y");
   scalar_params(zero_scale, "in", 0.0f, 0, kI8);
