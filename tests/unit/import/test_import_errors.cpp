@@ -85,15 +85,6 @@ TEST_CASE("a model the ONNX checker rejects is invalid input") {
   CHECK(std::string(e.what()).find('\n') == std::string::npos);
 }
 
-TEST_CASE("opsets before 9 are unsupported") {
-  OnnxBuilder b(8);
-  b.input("x", {4}).output("y");
-  b.node("Relu", {"x"}, {"y"});
-  Error e = import_error(b);
-  CHECK(e.code() == ExitCode::unsupported);
-  CHECK(std::string(e.what()).find("opset 8 is older than 9") != std::string::npos);
-}
-
 TEST_CASE("dynamic inputs without --input-shape: a usage error listing each with its symbolic shape") {
   OnnxBuilder b;
   b.input("image", {"batch", 3, "h", "w"}).input("scale", {1}).input("mask", {"batch", 1, 8, 8}).output("y");
