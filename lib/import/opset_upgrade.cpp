@@ -1,5 +1,6 @@
 #include "lib/import/opset_upgrade.h"
 
+#include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
 #include "lib/core/error.h"
@@ -23,8 +24,16 @@ std::string converter_reason(const std::string& text) {
 }  // namespace
 
 onnx::ModelProto upgrade_opset(const onnx::ModelProto& model, int from_opset, int to_opset, const std::string& source) {
+  // The adapters of broadcasting ops (Add and Gemm before opset 7, say) need the shapes of their
+  // inputs, which old exporters seldom wrote: ONNX's shape inference adds them first, where it can.
+  onnx::ModelProto shaped = model;
   try {
-    return onnx::version_conversion::ConvertVersion(model, to_opset);
+    onnx::shape_inference::InferShapes(shaped);
+  } catch (const std::exception&) {
+    shaped = model;  // the converter then says which op lacks shapes
+  }
+  try {
+    return onnx::version_conversion::ConvertVersion(shaped, to_opset);
   } catch (const std::exception& e) {
     unsupported("{}: opset {} is older than {}, and ONNX's version converter cannot upgrade it: {}", source, from_opset,
                 to_opset, converter_reason(e.what()));
