@@ -1,7 +1,7 @@
-// 1-D signals (rank-3 inputs): Conv, ConvTranspose, MaxPool and AveragePool run as their 2-D ops on
-// N x C x 1 x L. Each case runs the imported graph on the reference backend against a direct 1-D
-// evaluation of the ONNX operator written out below (zero padding, strides, dilations, groups,
-// auto_pad, output_shape, ceil_mode, count_include_pad).
+// 1-D signals (rank-3 inputs): Conv, ConvTranspose, MaxPool, AveragePool and Resize run as their 2-D
+// ops on N x C x 1 x L. Each case runs the imported graph on the reference backend against a direct
+// 1-D evaluation of the ONNX operator written out below (zero padding, strides, dilations, groups,
+// auto_pad, output_shape, ceil_mode, count_include_pad, interpolation), and Pad on rank 3 as is.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -219,6 +219,43 @@ TEST_CASE("MaxPool and AveragePool on rank-3 inputs match the 1-D operators") {
   }
   p.dilation = 2, p.pads = {2, 2};
   check_pool1d(p, true);
+}
+
+TEST_CASE("Resize of a rank-3 signal: linear (half_pixel), nearest (asymmetric) and Upsample") {
+  OnnxBuilder b(13);
+  b.input("x", {1, 2, 4}).output("linear").output("nearest");
+  b.init("scales", {3}, {1, 1, 2});
+  auto& linear = b.node("Resize", {"x", "", "scales"}, {"linear"});
+  attr_string(linear, "mode", "linear");
+  auto& nearest = b.node("Resize", {"x", "", "scales"}, {"nearest"});
+  attr_string(nearest, "coordinate_transformation_mode", "asymmetric");
+  attr_string(nearest, "nearest_mode", "floor");
+  Graph g = b.import();
+  CHECK(producer(g, "linear").op == "squeeze");
+  CHECK(g.tensor("linear").shape == Shape{1, 2, 8});
+  const std::vector<float> x{0, 4, 8, 4, 1, 2, 3, 4};
+  // half_pixel: output i samples (i + 0.5) / 2 - 0.5, clamped to the ends.
+  check_close(run_graph(g, {x}, 0), {0, 1, 3, 5, 7, 7, 5, 4, 1, 1.25, 1.75, 2.25, 2.75, 3.25, 3.75, 4});
+  check_close(run_graph(g, {x}, 1), {0, 0, 4, 4, 8, 8, 4, 4, 1, 1, 2, 2, 3, 3, 4, 4});
+
+  OnnxBuilder up(9);
+  up.input("x", {1, 1, 3}).output("y");
+  up.init("scales", {3}, {1, 1, 3});
+  up.node("Upsample", {"x", "scales"}, {"y"});
+  check_close(run_graph(up.import(), {{1, 2, 3}}), {1, 1, 1, 2, 2, 2, 3, 3, 3});
+}
+
+TEST_CASE("Pad of a rank-3 signal: constant, reflect and edge") {
+  auto padded = [](const std::string& mode) {
+    OnnxBuilder b(13);
+    b.input("x", {1, 1, 4}).output("y");
+    b.init_i64("pads", {6}, {0, 0, 2, 0, 0, 1});
+    attr_string(b.node("Pad", {"x", "pads"}, {"y"}), "mode", mode);
+    return run_graph(b.import(), {{1, 2, 3, 4}});
+  };
+  check_close(padded("constant"), {0, 0, 1, 2, 3, 4, 0});
+  check_close(padded("reflect"), {3, 2, 1, 2, 3, 4, 3});
+  check_close(padded("edge"), {1, 1, 1, 2, 3, 4, 4});
 }
 
 TEST_CASE("a window attribute with the wrong number of values for a 1-D signal is unsupported") {
