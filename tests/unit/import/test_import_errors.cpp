@@ -178,6 +178,21 @@ TEST_CASE("unsupported op types: one error listing every type with its node coun
                                       "com.example.FusedThing (1 node: custom)"));
 }
 
+TEST_CASE("a model importing only other domains is unsupported; one importing no opset is invalid") {
+  OnnxBuilder b;
+  b.input("x", {4}).output("y");
+  b.node("Adagrad", {"x"}, {"y"}, "step").set_domain("ai.onnx.preview.training");
+  b.model().mutable_opset_import(0)->set_domain("ai.onnx.preview.training");
+  Error e = import_error(b);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find("imports only the domains ai.onnx.preview.training") != std::string::npos);
+
+  b.model().clear_opset_import();
+  e = import_error(b);
+  CHECK(e.code() == ExitCode::invalid_input);
+  CHECK(std::string(e.what()).find("imports no opset of the default ONNX domain") != std::string::npos);
+}
+
 TEST_CASE("unsupported uses of supported ops: every such node is listed") {
   OnnxBuilder b;
   b.input("x", {1, 1, 4, 4}).output("y").output("z");
