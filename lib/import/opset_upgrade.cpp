@@ -8,13 +8,11 @@
 namespace mt::onnx_import {
 namespace {
 
-// The converter's messages span lines and carry an "[enforce fail at FILE:LINE]" prefix.
+// The converter's messages may span lines and start with the failed assertion's place
+// ("./onnx/version_converter/BaseConverter.h:66: adapter_lookup: Assertion `false` failed: ").
 std::string converter_reason(const std::string& text) {
   std::string reason = text;
-  if (reason.starts_with("[enforce fail at")) {
-    const size_t end = reason.find("] ");
-    if (end != std::string::npos) reason = reason.substr(end + 2);
-  }
+  if (const size_t at = reason.find("failed: "); at != std::string::npos) reason = reason.substr(at + 8);
   for (char& c : reason)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   while (!reason.empty() && reason.back() == ' ') reason.pop_back();
