@@ -1,4 +1,4 @@
-// Rules for 1-D and 2-D convolution and pooling: Conv, ConvTranspose, MaxPool, AveragePool and the
+// Rules for 1-D, 2-D (and 3-D Conv) convolution and pooling: Conv, ConvTranspose, MaxPool, AveragePool and the
 // global pools. ONNX auto_pad and output_shape become explicit pads, which is all the mt ops know.
 //
 // 1-D signals (rank-3 inputs, N x C x L) run as 2-D ones with H = 1, so that every backend's 2-D
@@ -6,6 +6,7 @@
 // leading entry that leaves H alone (kernel 1, stride 1, dilation 1, no padding, no output
 // padding), and the output loses the axis again. ONNX's size, pads and auto_pad arithmetic is per
 // axis, so the H axis maps 1 -> 1 and the L axis computes exactly what the 1-D operator does.
+// 3-D convolution (rank 5) becomes 2-D convolutions of the depth planes, summed (conv_3d).
 #include "lib/import/translators.h"
 
 namespace mt::onnx_import {
@@ -29,7 +30,7 @@ void check_range(const OnnxNode& node, const char* name, const std::vector<int64
 const TensorInfo& signal_input(ImportContext& ctx, const OnnxNode& node) {
   const TensorInfo& x = ctx.input_info(node, 0);
   if (x.shape.size() != 3 && x.shape.size() != 4)
-    node.unsupported("input '{}' has shape {}; mt supports 1-D and 2-D windows only (rank 3 and 4 inputs)",
+    node.unsupported("input '{}' has shape {}; mt supports 1-D, 2-D and (for Conv) 3-D windows only",
                      node.input(0), shape_str(x.shape));
   return x;
 }
@@ -128,7 +129,89 @@ std::vector<int64_t> conv_kernel(ImportContext& ctx, const OnnxNode& node, size_
   return lift(kernel, 1, 1);
 }
 
+// ONNX's pads of one axis for auto_pad SAME_UPPER/SAME_LOWER (output ceil(input / stride)) or VALID,
+// as {begin, end}.
+std::vector<int64_t> axis_auto_pads(const OnnxNode& node, const std::string& mode, int64_t in, int64_t kernel,
+                                    int64_t stride, int64_t dilation) {
+  Window w{.kernel = {1, kernel}, .strides = {1, stride}, .dilations = {1, dilation}, .pads = {}};
+  const auto pads = auto_pads(node, mode, {1, 1, 1, in}, w);
+  return {pads[1], pads[3]};
+}
+
+// Conv on a rank-5 input (3-D windows, N x C x D x H x W) as 2-D convolutions of every depth plane,
+// one per kernel depth kd, summed: with the depth padded by zeros and the planes folded into the
+// batch, y[:, :, d] = bias + sum over kd of conv2d(x[:, :, d * stride + kd * dilation], W[:, :, kd]).
+// Every backend runs it; each conv2d covers every plane, so a depth stride above 1 costs the
+// planes it skips.
+void conv_3d(ImportContext& ctx, const OnnxNode& node, const TensorInfo& x) {
+  const TensorInfo& weight = ctx.input_info(node, 1);
+  if (weight.shape.size() != 5)
+    node.invalid("weight '{}' has shape {}, but the input has 3 spatial axes", node.input(1), shape_str(weight.shape));
+  const std::vector<int64_t> kernel(weight.shape.begin() + 2, weight.shape.end());
+  if (node.has_attr("kernel_shape") && node.attr_ints("kernel_shape") != kernel)
+    node.invalid("kernel_shape does not match the weight's shape {}", shape_str(weight.shape));
+  auto triple = [&](const char* name, int64_t fallback) {
+    auto values = node.attr_ints(name, {fallback, fallback, fallback});
+    if (values.size() != 3) node.invalid("{} has {} values for a 3-D window", name, values.size());
+    check_range(node, name, values, 1, kMaxWindow);
+    return values;
+  };
+  const auto strides = triple("strides", 1), dilations = triple("dilations", 1);
+  check_range(node, "kernel size", kernel, 1, kMaxWindow);
+  auto pads = node.attr_ints("pads", std::vector<int64_t>(6, 0));
+  if (pads.size() != 6) node.invalid("pads has {} values for a 3-D window", pads.size());
+  check_range(node, "pads", pads, 0, kMaxWindow);
+  if (const std::string mode = node.attr_string("auto_pad", "NOTSET"); mode != "NOTSET")
+    for (size_t a = 0; a < 3; ++a) {
+      const auto axis = axis_auto_pads(node, mode, x.shape[2 + a], kernel[a], strides[a], dilations[a]);
+      pads[a] = axis[0], pads[a + 3] = axis[1];
+    }
+  const int64_t n = x.shape[0], c = x.shape[1], depth = x.shape[2] + pads[0] + pads[3];
+  const int64_t reach = (kernel[0] - 1) * dilations[0] + 1;
+  if (depth < reach) node.invalid("the kernel's depth {} is larger than the padded input's {}", reach, depth);
+  const int64_t out_depth = (depth - reach) / strides[0] + 1;
+  using Ints = std::vector<int64_t>;
+  auto fresh = [&](const char* what) { return ctx.fresh_name(node.output(0) + "/" + what); };
+
+  std::string planes = ctx.input(node, 0);
+  if (pads[0] != 0 || pads[3] != 0)
+    planes = ctx.emit1(node, "pad", {planes},
+                       {{"pads", Ints{0, 0, pads[0], 0, 0, 0, 0, pads[3], 0, 0}}, {"mode", std::string("constant")},
+                        {"value", 0.0}},
+                       fresh("padded"));
+  planes = ctx.emit1(node, "transpose", {planes}, {{"perm", Ints{0, 2, 1, 3, 4}}}, fresh("depth_major"));
+  planes = ctx.emit1(node, "reshape", {planes}, {{"shape", Ints{n * depth, c, x.shape[3], x.shape[4]}}},
+                     fresh("planes"));
+  const Attributes conv_attrs{{"strides", Ints{strides[1], strides[2]}},
+                              {"pads", Ints{pads[1], pads[2], pads[4], pads[5]}},
+                              {"dilations", Ints{dilations[1], dilations[2]}},
+                              {"group", node.attr_int("group", 1)}};
+  std::string sum;
+  for (int64_t kd = 0; kd < kernel[0]; ++kd) {
+    std::string w = ctx.emit1(node, "slice", {ctx.input(node, 1)},
+                              {{"starts", Ints{kd}}, {"ends", Ints{kd + 1}}, {"axes", Ints{2}}}, fresh("weight"));
+    w = ctx.emit1(node, "reshape", {w},
+                  {{"shape", Ints{weight.shape[0], weight.shape[1], kernel[1], kernel[2]}}}, fresh("weight"));
+    std::vector<std::string> inputs{planes, w};
+    if (kd == 0 && node.has_input(2)) inputs.push_back(ctx.input(node, 2));
+    const std::string z = ctx.emit1(node, "conv2d", inputs, conv_attrs, fresh("tap"));
+    const Shape& z_shape = ctx.graph().tensor(z).shape;
+    std::string tap = ctx.emit1(node, "reshape", {z}, {{"shape", Ints{n, depth, z_shape[1], z_shape[2], z_shape[3]}}},
+                                fresh("tap"));
+    const int64_t first = kd * dilations[0];
+    tap = ctx.emit1(node, "slice", {tap},
+                    {{"starts", Ints{first}},
+                     {"ends", Ints{first + (out_depth - 1) * strides[0] + 1}},
+                     {"axes", Ints{1}},
+                     {"steps", Ints{strides[0]}}},
+                    fresh("tap"));
+    sum = sum.empty() ? tap : ctx.emit1(node, "add", {sum, tap}, {}, fresh("sum"));
+  }
+  ctx.emit1(node, "transpose", {sum}, {{"perm", Ints{0, 2, 1, 3, 4}}}, node.output(0));
+}
+
 void conv(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  if (const TensorInfo& x = ctx.input_info(node, 0); x.shape.size() == 5) return conv_3d(ctx, node, x);
   const TensorInfo& x = signal_input(ctx, node);
   const size_t spatial = x.shape.size() - 2;
   const Window w = window(node, as_2d_shape(x.shape), conv_kernel(ctx, node, spatial), spatial);
