@@ -1,12 +1,17 @@
-// Rules for 1-D, 2-D (and 3-D Conv) convolution and pooling: Conv, ConvTranspose, MaxPool, AveragePool and the
-// global pools. ONNX auto_pad and output_shape become explicit pads, which is all the mt ops know.
+// Rules for convolution and pooling: Conv, ConvTranspose (1-D and 2-D), MaxPool, AveragePool (1-D to
+// 3-D) and the global pools. ONNX auto_pad and output_shape become explicit pads, which is all the mt
+// ops know.
 //
 // 1-D signals (rank-3 inputs, N x C x L) run as 2-D ones with H = 1, so that every backend's 2-D
 // kernels serve them: the input and the weight get a unit axis at 2, each window attribute a
 // leading entry that leaves H alone (kernel 1, stride 1, dilation 1, no padding, no output
 // padding), and the output loses the axis again. ONNX's size, pads and auto_pad arithmetic is per
 // axis, so the H axis maps 1 -> 1 and the L axis computes exactly what the 1-D operator does.
-// 3-D convolution (rank 5) becomes 2-D convolutions of the depth planes, summed (conv_3d).
+// 3-D convolution and pooling (rank 5) become 2-D ones of the depth planes, summed or maximised over
+// each depth window (conv_3d, pool_3d).
+#include <limits>
+
+#include "lib/import/constant_values.h"
 #include "lib/import/translators.h"
 
 namespace mt::onnx_import {
@@ -30,7 +35,7 @@ void check_range(const OnnxNode& node, const char* name, const std::vector<int64
 const TensorInfo& signal_input(ImportContext& ctx, const OnnxNode& node) {
   const TensorInfo& x = ctx.input_info(node, 0);
   if (x.shape.size() != 3 && x.shape.size() != 4)
-    node.unsupported("input '{}' has shape {}; mt supports 1-D, 2-D and (for Conv) 3-D windows only",
+    node.unsupported("input '{}' has shape {}; mt supports 1-D and 2-D windows here, and 3-D ones for Conv and pooling",
                      node.input(0), shape_str(x.shape));
   return x;
 }
@@ -272,8 +277,97 @@ void conv_transpose(ImportContext& ctx, const OnnxNode& node, const std::string&
                 spatial == 1);
 }
 
+// MaxPool and AveragePool on a rank-5 input (3-D windows) as the 2-D pool of every depth plane
+// (planes folded into the batch), then the maximum or the sum of the planes each depth window
+// covers, sliced by the depth stride. The average's depth divisor (the planes counted, which differ
+// at the borders) multiplies the sum; the 2-D pool divides by the rest of the window's count.
+void pool_3d(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op, const TensorInfo& x) {
+  const bool max = mt_op == "max_pool2d";
+  auto triple = [&](const char* name, int64_t fallback) {
+    auto values = node.attr_ints(name, {fallback, fallback, fallback});
+    if (values.size() != 3) node.invalid("{} has {} values for a 3-D window", name, values.size());
+    check_range(node, name, values, 1, kMaxWindow);
+    return values;
+  };
+  if (!node.has_attr("kernel_shape")) node.invalid("attribute 'kernel_shape' is required");
+  const auto kernel = triple("kernel_shape", 1), strides = triple("strides", 1), dilations = triple("dilations", 1);
+  if (!max && dilations != std::vector<int64_t>{1, 1, 1}) node.unsupported("dilated average pooling");
+  if (max && node.attr_int("storage_order", 0) != 0)
+    node.unsupported("storage_order {} (column-major indices)", node.attr_int("storage_order", 0));
+  auto pads = node.attr_ints("pads", std::vector<int64_t>(6, 0));
+  if (pads.size() != 6) node.invalid("pads has {} values for a 3-D window", pads.size());
+  check_range(node, "pads", pads, 0, kMaxWindow);
+  if (const std::string mode = node.attr_string("auto_pad", "NOTSET"); mode != "NOTSET")
+    for (size_t a = 0; a < 3; ++a) {
+      const auto axis = axis_auto_pads(node, mode, x.shape[2 + a], kernel[a], strides[a], dilations[a]);
+      pads[a] = axis[0], pads[a + 3] = axis[1];
+    }
+  const int64_t ceil_mode = node.attr_int("ceil_mode", 0);
+  // Depth windows as the 2-D pools count them (PyTorch's rule): rounded up with ceil_mode, but the
+  // last one starts inside the input or its leading padding.
+  const int64_t in_depth = x.shape[2], reach = (kernel[0] - 1) * dilations[0] + 1;
+  const int64_t span = in_depth + pads[0] + pads[3] - reach;
+  if (span < 0) node.invalid("the window's depth {} is larger than the padded input's {}", reach, span + reach);
+  int64_t out_depth = (ceil_mode ? (span + strides[0] - 1) / strides[0] : span / strides[0]) + 1;
+  if (ceil_mode && (out_depth - 1) * strides[0] >= in_depth + pads[0]) --out_depth;
+  const int64_t past_end = std::max<int64_t>(0, (out_depth - 1) * strides[0] + reach - (in_depth + pads[0] + pads[3]));
+  const int64_t n = x.shape[0], c = x.shape[1], depth = in_depth + pads[0] + pads[3] + past_end;
+  using Ints = std::vector<int64_t>;
+  auto fresh = [&](const char* what) { return ctx.fresh_name(node.output(0) + "/" + what); };
+
+  // Padded planes never win a maximum (each window holds an input plane) and add nothing to a sum.
+  std::string planes = ctx.input(node, 0);
+  if (depth != in_depth)
+    planes = ctx.emit1(node, "pad", {planes},
+                       {{"pads", Ints{0, 0, pads[0], 0, 0, 0, 0, pads[3] + past_end, 0, 0}},
+                        {"mode", std::string("constant")},
+                        {"value", max ? -static_cast<double>(std::numeric_limits<float>::max()) : 0.0}},
+                       fresh("padded"));
+  planes = ctx.emit1(node, "transpose", {planes}, {{"perm", Ints{0, 2, 1, 3, 4}}}, fresh("depth_major"));
+  planes = ctx.emit1(node, "reshape", {planes}, {{"shape", Ints{n * depth, c, x.shape[3], x.shape[4]}}},
+                     fresh("planes"));
+  Attributes attrs{{"kernel_shape", Ints{kernel[1], kernel[2]}},
+                   {"strides", Ints{strides[1], strides[2]}},
+                   {"pads", Ints{pads[1], pads[2], pads[4], pads[5]}},
+                   {"ceil_mode", ceil_mode}};
+  if (max) attrs["dilations"] = Ints{dilations[1], dilations[2]};
+  else attrs["count_include_pad"] = node.attr_int("count_include_pad", 0);
+  const std::string pooled = ctx.emit1(node, mt_op, {planes}, attrs, fresh("pooled"));
+  const Shape& p_shape = ctx.graph().tensor(pooled).shape;
+  const std::string by_depth = ctx.emit1(
+      node, "reshape", {pooled}, {{"shape", Ints{n, depth, p_shape[1], p_shape[2], p_shape[3]}}}, fresh("pooled"));
+  std::string acc;
+  for (int64_t kd = 0; kd < kernel[0]; ++kd) {
+    const int64_t first = kd * dilations[0];
+    const std::string tap = ctx.emit1(node, "slice", {by_depth},
+                                      {{"starts", Ints{first}},
+                                       {"ends", Ints{first + (out_depth - 1) * strides[0] + 1}},
+                                       {"axes", Ints{1}},
+                                       {"steps", Ints{strides[0]}}},
+                                      fresh("tap"));
+    acc = acc.empty() ? tap : ctx.emit1(node, max ? "max" : "add", {acc, tap}, {}, fresh("taps"));
+  }
+  if (!max) {
+    const bool include_pad = node.attr_int("count_include_pad", 0) != 0;
+    std::vector<double> scale;
+    for (int64_t d = 0; d < out_depth; ++d) {
+      int64_t count = 0;
+      for (int64_t kd = 0; kd < kernel[0]; ++kd) {
+        const int64_t i = d * strides[0] - pads[0] + kd;
+        count += include_pad ? (i >= -pads[0] && i < in_depth + pads[3]) : (i >= 0 && i < in_depth);
+      }
+      scale.push_back(1.0 / static_cast<double>(count));
+    }
+    const std::string divisor =
+        ctx.add_constant(make_constant(fresh("depth_divisor"), DType::f32, {1, out_depth, 1, 1, 1}, scale));
+    acc = ctx.emit1(node, "mul", {acc, divisor}, {}, fresh("mean"));
+  }
+  ctx.emit1(node, "transpose", {acc}, {{"perm", Ints{0, 2, 1, 3, 4}}}, node.output(0));
+}
+
 void pool(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {
   require_only_first_output(ctx, node, "the pooling indices");
+  if (const TensorInfo& x = ctx.input_info(node, 0); x.shape.size() == 5) return pool_3d(ctx, node, mt_op, x);
   const TensorInfo& x = signal_input(ctx, node);
   const size_t spatial = x.shape.size() - 2;
   if (!node.has_attr("kernel_shape")) node.invalid("attribute 'kernel_shape' is required");
