@@ -1,5 +1,5 @@
-// Rules for convolution and pooling: Conv, ConvTranspose (1-D and 2-D), MaxPool, AveragePool (1-D to
-// 3-D) and the global pools. ONNX auto_pad and output_shape become explicit pads, which is all the mt
+// Rules for convolution and pooling: Conv, ConvTranspose, MaxPool and AveragePool with 1-D, 2-D or 3-D
+// windows, and the global pools. ONNX auto_pad and output_shape become explicit pads, which is all the mt
 // ops know.
 //
 // 1-D signals (rank-3 inputs, N x C x L) run as 2-D ones with H = 1, so that every backend's 2-D
@@ -7,8 +7,8 @@
 // leading entry that leaves H alone (kernel 1, stride 1, dilation 1, no padding, no output
 // padding), and the output loses the axis again. ONNX's size, pads and auto_pad arithmetic is per
 // axis, so the H axis maps 1 -> 1 and the L axis computes exactly what the 1-D operator does.
-// 3-D convolution and pooling (rank 5) become 2-D ones of the depth planes, summed or maximised over
-// each depth window (conv_3d, pool_3d).
+// 3-D windows (rank 5) become 2-D ones over the depth planes, combined along the depth (conv_3d,
+// conv_transpose_3d, pool_3d).
 #include <limits>
 
 #include "lib/import/constant_values.h"
@@ -35,7 +35,7 @@ void check_range(const OnnxNode& node, const char* name, const std::vector<int64
 const TensorInfo& signal_input(ImportContext& ctx, const OnnxNode& node) {
   const TensorInfo& x = ctx.input_info(node, 0);
   if (x.shape.size() != 3 && x.shape.size() != 4)
-    node.unsupported("input '{}' has shape {}; mt supports 1-D and 2-D windows here, and 3-D ones for Conv and pooling",
+    node.unsupported("input '{}' has shape {}; mt supports 1-D, 2-D and 3-D windows only (rank 3 to 5 inputs)",
                      node.input(0), shape_str(x.shape));
   return x;
 }
@@ -228,44 +228,137 @@ void conv(ImportContext& ctx, const OnnxNode& node, const std::string&) {
       spatial == 1);
 }
 
-// ConvTranspose pads from output_shape or auto_pad, as the ONNX operator documentation gives
-// them: total padding split in half, the odd pixel at the end for SAME_UPPER, else at the start.
+// ConvTranspose's pads (all begins, then all ends) and output_padding over the spatial axes of sizes
+// `in`, from output_shape or auto_pad as the ONNX operator documentation gives them: total padding
+// split in half, the odd element at the end for SAME_UPPER, else at the start; an output_shape
+// larger than the unpadded output grows it at the end (output_padding).
+void transpose_pads(const OnnxNode& node, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                    const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                    std::vector<int64_t> output_shape, std::vector<int64_t>& pads, std::vector<int64_t>& output_padding) {
+  const size_t axes = in.size();
+  const std::string mode = node.attr_string("auto_pad", "NOTSET");
+  if (!node.has_attr("output_shape") && (mode == "SAME_UPPER" || mode == "SAME_LOWER")) {
+    output_shape.clear();
+    for (size_t i = 0; i < axes; ++i) output_shape.push_back(in[i] * strides[i]);
+  }
+  if (!output_shape.empty()) {
+    for (size_t i = 0; i < axes; ++i) {
+      int64_t total =
+          strides[i] * (in[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1 - output_shape[i];
+      if (total < 0) {  // the requested output is larger: grow it at the end
+        output_padding[i] -= total;
+        total = 0;
+      }
+      pads[i] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[i + axes] = total - pads[i];
+    }
+  } else if (mode == "VALID") {
+    std::fill(pads.begin(), pads.end(), 0);
+  } else if (mode != "NOTSET") {
+    node.invalid("unknown auto_pad '{}'", mode);
+  }
+}
+
+// output_shape with `spatial` values (the N and C entries dropped when given), or empty.
+std::vector<int64_t> output_shape_attr(const OnnxNode& node, size_t spatial) {
+  std::vector<int64_t> output_shape = node.attr_ints("output_shape");
+  check_range(node, "output_shape", output_shape, 0, kMaxElements);
+  if (output_shape.size() == spatial + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (!output_shape.empty() && output_shape.size() != spatial)
+    node.invalid("output_shape must have {} values, got {}", spatial, output_shape.size());
+  return output_shape;
+}
+
+// ConvTranspose on a rank-5 input (3-D windows): a 2-D transposed convolution of every depth plane
+// (planes folded into the batch) per kernel depth kd, whose output plane i belongs at depth
+// i * stride + kd * dilation - pad_begin: spread by the stride (zero planes between), shifted there
+// (pad, or crop with negative pads), summed over kd; the bias is added once, at the end.
+void conv_transpose_3d(ImportContext& ctx, const OnnxNode& node, const TensorInfo& x) {
+  const TensorInfo& weight = ctx.input_info(node, 1);
+  if (weight.shape.size() != 5)
+    node.invalid("weight '{}' has shape {}, but the input has 3 spatial axes", node.input(1), shape_str(weight.shape));
+  const std::vector<int64_t> kernel(weight.shape.begin() + 2, weight.shape.end());
+  if (node.has_attr("kernel_shape") && node.attr_ints("kernel_shape") != kernel)
+    node.invalid("kernel_shape does not match the weight's shape {}", shape_str(weight.shape));
+  check_range(node, "kernel size", kernel, 1, kMaxWindow);
+  auto triple = [&](const char* name, int64_t fallback, int64_t low) {
+    auto values = node.attr_ints(name, {fallback, fallback, fallback});
+    if (values.size() != 3) node.invalid("{} has {} values for a 3-D window", name, values.size());
+    check_range(node, name, values, low, kMaxWindow);
+    return values;
+  };
+  const auto strides = triple("strides", 1, 1), dilations = triple("dilations", 1, 1);
+  auto output_padding = triple("output_padding", 0, 0);
+  auto pads = node.attr_ints("pads", std::vector<int64_t>(6, 0));
+  if (pads.size() != 6) node.invalid("pads has {} values for a 3-D window", pads.size());
+  check_range(node, "pads", pads, 0, kMaxWindow);
+  transpose_pads(node, {x.shape[2], x.shape[3], x.shape[4]}, kernel, strides, dilations, output_shape_attr(node, 3),
+                 pads, output_padding);
+  const int64_t n = x.shape[0], c = x.shape[1], in_depth = x.shape[2];
+  const int64_t out_depth =
+      strides[0] * (in_depth - 1) + output_padding[0] + (kernel[0] - 1) * dilations[0] + 1 - pads[0] - pads[3];
+  if (out_depth < 1) node.invalid("the output depth would be {}", out_depth);
+  using Ints = std::vector<int64_t>;
+  auto fresh = [&](const char* what) { return ctx.fresh_name(node.output(0) + "/" + what); };
+
+  std::string planes = ctx.emit1(node, "transpose", {ctx.input(node, 0)}, {{"perm", Ints{0, 2, 1, 3, 4}}},
+                                 fresh("depth_major"));
+  planes = ctx.emit1(node, "reshape", {planes}, {{"shape", Ints{n * in_depth, c, x.shape[3], x.shape[4]}}},
+                     fresh("planes"));
+  const Attributes attrs{{"strides", Ints{strides[1], strides[2]}},
+                         {"pads", Ints{pads[1], pads[2], pads[4], pads[5]}},
+                         {"dilations", Ints{dilations[1], dilations[2]}},
+                         {"group", node.attr_int("group", 1)},
+                         {"output_padding", Ints{output_padding[1], output_padding[2]}}};
+  std::string sum;
+  Shape plane_out;
+  for (int64_t kd = 0; kd < kernel[0]; ++kd) {
+    std::string w = ctx.emit1(node, "slice", {ctx.input(node, 1)},
+                              {{"starts", Ints{kd}}, {"ends", Ints{kd + 1}}, {"axes", Ints{2}}}, fresh("weight"));
+    w = ctx.emit1(node, "reshape", {w}, {{"shape", Ints{weight.shape[0], weight.shape[1], kernel[1], kernel[2]}}},
+                  fresh("weight"));
+    const std::string z = ctx.emit1(node, "conv_transpose2d", {planes, w}, attrs, fresh("tap"));
+    plane_out = ctx.graph().tensor(z).shape;  // N*D x O x H' x W'
+    const int64_t plane = plane_out[1] * plane_out[2] * plane_out[3];
+    std::string tap = ctx.emit1(node, "reshape", {z}, {{"shape", Ints{n, in_depth, 1, plane}}}, fresh("tap"));
+    if (strides[0] > 1)
+      tap = ctx.emit1(node, "pad", {tap},
+                      {{"pads", Ints{0, 0, 0, 0, 0, 0, strides[0] - 1, 0}}, {"mode", std::string("constant")},
+                       {"value", 0.0}},
+                      fresh("spread"));
+    tap = ctx.emit1(node, "reshape", {tap}, {{"shape", Ints{n, in_depth * strides[0], plane}}}, fresh("spread"));
+    const int64_t shift = kd * dilations[0] - pads[0];
+    tap = ctx.emit1(node, "pad", {tap},
+                    {{"pads", Ints{0, shift, 0, 0, out_depth - in_depth * strides[0] - shift, 0}},
+                     {"mode", std::string("constant")},
+                     {"value", 0.0}},
+                    fresh("placed"));
+    sum = sum.empty() ? tap : ctx.emit1(node, "add", {sum, tap}, {}, fresh("taps"));
+  }
+  sum = ctx.emit1(node, "reshape", {sum}, {{"shape", Ints{n, out_depth, plane_out[1], plane_out[2], plane_out[3]}}},
+                  fresh("taps"));
+  if (node.has_input(2)) {
+    const std::string bias = ctx.emit1(node, "reshape", {ctx.input(node, 2)},
+                                       {{"shape", Ints{plane_out[1], 1, 1}}}, fresh("bias"));
+    sum = ctx.emit1(node, "add", {sum, bias}, {}, fresh("biased"));
+  }
+  ctx.emit1(node, "transpose", {sum}, {{"perm", Ints{0, 2, 1, 3, 4}}}, node.output(0));
+}
+
 void conv_transpose(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  if (const TensorInfo& x = ctx.input_info(node, 0); x.shape.size() == 5) return conv_transpose_3d(ctx, node, x);
   const TensorInfo& x = signal_input(ctx, node);
   const size_t spatial = x.shape.size() - 2;
   const Shape x_2d = as_2d_shape(x.shape);
   const std::vector<int64_t> kernel = conv_kernel(ctx, node, spatial);
-  const std::string mode = node.attr_string("auto_pad", "NOTSET");
   Window w{.kernel = kernel,
            .strides = window_attr(node, "strides", spatial, 1),
            .dilations = window_attr(node, "dilations", spatial, 1),
            .pads = pads_attr(node, spatial)};
   check_range(node, "kernel size", kernel, 1, kMaxWindow);
   std::vector<int64_t> output_padding = window_attr(node, "output_padding", spatial, 0, 0);
-  std::vector<int64_t> output_shape = node.attr_ints("output_shape");
-  check_range(node, "output_shape", output_shape, 0, kMaxElements);
-  if (output_shape.size() == spatial + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
-  if (!output_shape.empty() && output_shape.size() != spatial)
-    node.invalid("output_shape must have {} values, got {}", spatial, output_shape.size());
-  output_shape = lift(std::move(output_shape), 1, 1);
-  if (!node.has_attr("output_shape") && (mode == "SAME_UPPER" || mode == "SAME_LOWER"))
-    output_shape = {x_2d[2] * w.strides[0], x_2d[3] * w.strides[1]};
-  if (!output_shape.empty()) {
-    for (size_t i = 0; i < 2; ++i) {
-      int64_t total = w.strides[i] * (x_2d[2 + i] - 1) + output_padding[i] + (kernel[i] - 1) * w.dilations[i] + 1 -
-                      output_shape[i];
-      if (total < 0) {  // the requested output is larger: grow it at the end
-        output_padding[i] -= total;
-        total = 0;
-      }
-      w.pads[i] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
-      w.pads[i + 2] = total - w.pads[i];
-    }
-  } else if (mode == "VALID") {
-    w.pads = {0, 0, 0, 0};
-  } else if (mode != "NOTSET") {
-    node.invalid("unknown auto_pad '{}'", mode);
-  }
+  transpose_pads(node, {x_2d[2], x_2d[3]}, kernel, w.strides, w.dilations,
+                 lift(output_shape_attr(node, spatial), 1, 1), w.pads, output_padding);
   std::vector<std::string> inputs{as_2d_input(ctx, node, 0), as_2d_input(ctx, node, 1)};
   if (node.has_input(2)) inputs.push_back(ctx.input(node, 2));
   emit_windowed(ctx, node, "conv_transpose2d", inputs,

@@ -51,6 +51,22 @@ class Signal1d(nn.Module):
         return F.pad(y, (2, 3), mode="reflect")
 
 
+class Volume3d(nn.Module):
+    """3-D volumes (rank 5): Conv3d and ConvTranspose3d with strides, dilations, padding and groups, max
+    pooling with ceil_mode, average pooling without the padding counted."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(4, 6, (2, 3, 3), stride=(2, 1, 2), padding=(1, 1, 0), dilation=(2, 1, 1), groups=2)
+        self.up = nn.ConvTranspose3d(6, 4, (3, 2, 3), stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 1),
+                                     dilation=(1, 2, 1), groups=2)
+
+    def forward(self, x):
+        y = self.up(torch.relu(self.conv(x)))
+        y = F.max_pool3d(y, 3, stride=2, padding=1, ceil_mode=True)
+        return F.avg_pool3d(y, 2, stride=1, padding=1, count_include_pad=False)
+
+
 class ConvBnRelu(nn.Module):
     """Unfused Conv + BatchNormalization + Relu/Clip chains, the input mt-fuse folds."""
 
@@ -229,6 +245,8 @@ def op_specs():
     specs += _torch("pad_edge", (11, 17), lambda: Fn(lambda x: F.pad(x, (3, 1, 2, 4), mode="replicate")))
     specs += _torch("signal1d", (11, 13), Signal1d, (1, 8, 40),
                     note="Conv1d, ConvTranspose1d, MaxPool1d (ceil_mode), AvgPool1d and reflection Pad on rank 3")
+    specs += _torch("volume3d", (13,), Volume3d, (1, 4, 5, 6, 7),
+                    note="Conv3d, ConvTranspose3d, MaxPool3d (ceil_mode) and AvgPool3d on rank 5")
     specs += _torch("split", (11, 13), lambda: Fn(_split), note="Split with sizes [2, 5, 1] and in halves")
     specs += _torch("squeeze_unsqueeze", (11, 13), lambda: Fn(_squeeze_unsqueeze))
     specs += _torch("hardsigmoid", (9, 13), lambda: Fn(lambda x: F.hardsigmoid(3.0 * x)))

@@ -1,5 +1,5 @@
-// Conv, MaxPool and AveragePool on rank-5 inputs (3-D windows): 2-D ones of the depth planes, summed
-// or maximised over each depth window. Checked on the reference backend against a direct 3-D
+// Conv, ConvTranspose, MaxPool and AveragePool on rank-5 inputs (3-D windows): 2-D ones of the depth
+// planes, combined along the depth. Checked on the reference backend against a direct 3-D
 // evaluation of the ONNX operators (strides, dilations, asymmetric pads, groups, auto_pad, bias,
 // ceil_mode, count_include_pad).
 #include <cmath>
@@ -86,6 +86,65 @@ TEST_CASE("Conv on a rank-5 input matches the 3-D operator") {
   SUBCASE("auto_pad SAME_UPPER with a depth stride") {
     p.auto_pad = "SAME_UPPER", p.strides = {2, 2, 1}, p.kernel = {2, 3, 3};
     check_conv3d(p);
+  }
+}
+
+TEST_CASE("ConvTranspose on a rank-5 input matches the 3-D operator") {
+  // x: 1 x 2 x D x H x W, w: 2 x 3 x K (C_in x C_out x Kd x Kh x Kw), bias 3;
+  // y[o][i*s - p_begin + k*dil] (per axis) += x[c][i] * w[c][o][k].
+  struct Case {
+    std::vector<int64_t> strides, dilations, pads, output_padding, output_shape;
+  };
+  const std::vector<int64_t> size{3, 2, 4}, kernel{3, 2, 2};
+  const auto x = values(static_cast<size_t>(2 * 3 * 2 * 4), 0.4f), w = values(2 * 3 * 3 * 2 * 2, 1.9f);
+  const auto bias = values(3, 0.8f);
+  for (const Case& t : {Case{{1, 1, 1}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, {0, 0, 0}, {}},
+                        Case{{2, 1, 2}, {2, 1, 1}, {1, 0, 1, 0, 1, 0}, {1, 0, 1}, {}},
+                        Case{{3, 2, 1}, {1, 1, 2}, {0, 0, 0, 0, 0, 0}, {0, 0, 0}, {8, 4, 6}}}) {
+    OnnxBuilder b(13);
+    b.input("x", {1, 2, size[0], size[1], size[2]}).output("y");
+    b.init("w", {2, 3, kernel[0], kernel[1], kernel[2]}, w).init("b", {3}, bias);
+    auto& node = b.node("ConvTranspose", {"x", "w", "b"}, {"y"});
+    attr_ints(node, "strides", t.strides);
+    attr_ints(node, "dilations", t.dilations);
+    if (t.output_shape.empty()) {
+      attr_ints(node, "pads", t.pads);
+      attr_ints(node, "output_padding", t.output_padding);
+    } else {
+      attr_ints(node, "output_shape", t.output_shape);
+    }
+    Graph g = b.import();
+    std::vector<int64_t> pads = t.pads, out;
+    for (size_t a = 0; a < 3; ++a) {
+      const int64_t full = t.strides[a] * (size[a] - 1) + t.output_padding[a] + (kernel[a] - 1) * t.dilations[a] + 1;
+      if (!t.output_shape.empty()) {  // the total padding, the odd element at the start (NOTSET)
+        const int64_t total = full - t.output_shape[a];
+        pads[a + 3] = total / 2, pads[a] = total - total / 2;
+      }
+      out.push_back(full - pads[a] - pads[a + 3]);
+    }
+    INFO("strides ", t.strides[0], t.strides[1], t.strides[2]);
+    REQUIRE(g.tensor("y").shape == Shape{1, 3, out[0], out[1], out[2]});
+    std::vector<double> y(static_cast<size_t>(3 * out[0] * out[1] * out[2]), 0.0);
+    for (int64_t o = 0; o < 3; ++o)
+      for (size_t e = 0; e < static_cast<size_t>(out[0] * out[1] * out[2]); ++e) y[static_cast<size_t>(o) * (y.size() / 3) + e] = bias[static_cast<size_t>(o)];
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t o = 0; o < 3; ++o)
+        for (int64_t i = 0; i < size[0]; ++i)
+          for (int64_t j = 0; j < size[1]; ++j)
+            for (int64_t k = 0; k < size[2]; ++k)
+              for (int64_t kd = 0; kd < kernel[0]; ++kd)
+                for (int64_t kh = 0; kh < kernel[1]; ++kh)
+                  for (int64_t kw = 0; kw < kernel[2]; ++kw) {
+                    const int64_t d = i * t.strides[0] - pads[0] + kd * t.dilations[0];
+                    const int64_t h = j * t.strides[1] - pads[1] + kh * t.dilations[1];
+                    const int64_t v = k * t.strides[2] - pads[2] + kw * t.dilations[2];
+                    if (d < 0 || h < 0 || v < 0 || d >= out[0] || h >= out[1] || v >= out[2]) continue;
+                    y[static_cast<size_t>(((o * out[0] + d) * out[1] + h) * out[2] + v)] +=
+                        x[static_cast<size_t>(((c * size[0] + i) * size[1] + j) * size[2] + k)] *
+                        w[static_cast<size_t>((((c * 3 + o) * kernel[0] + kd) * kernel[1] + kh) * kernel[2] + kw)];
+                  }
+    check_close(run_graph(g, {x}), std::vector<float>(y.begin(), y.end()), 1e-4);
   }
 }
 

@@ -1,5 +1,5 @@
 // Convolution and pooling: auto_pad and output_shape become explicit pads, attributes carry
-// over, and what mt lacks (3-D ConvTranspose, pooling indices) is reported.
+// over, and what mt lacks (4-D windows, pooling indices) is reported.
 #include "tests/unit/import/onnx_test_util.h"
 
 namespace mt::test {
@@ -54,7 +54,7 @@ TEST_CASE("Conv numeric: a 3x3 box filter with padding") {
   check_close(run_graph(g, {{1, 2, 3, 4}}), {10, 10, 10, 10});
 }
 
-TEST_CASE("Conv: a kernel_shape that disagrees with the weight is invalid; 3-D ConvTranspose is unsupported") {
+TEST_CASE("Conv: a kernel_shape that disagrees with the weight is invalid; 4-D windows are unsupported") {
   OnnxBuilder b(13);
   b.input("x", {1, 1, 4, 4}).output("y");
   b.init("w", {1, 1, 3, 3}, std::vector<float>(9, 1.0f));
@@ -63,14 +63,13 @@ TEST_CASE("Conv: a kernel_shape that disagrees with the weight is invalid; 3-D C
   CHECK(e.code() == ExitCode::invalid_input);
   CHECK(std::string(e.what()).find("node 'c' (Conv): kernel_shape does not match") != std::string::npos);
 
-  OnnxBuilder three_d(13);
-  three_d.input("x", {1, 1, 4, 4, 4}).output("y");
-  three_d.init("w", {1, 1, 1, 1, 1}, {1});
-  three_d.node("ConvTranspose", {"x", "w"}, {"y"}, "t3");
-  e = import_error(three_d);
+  OnnxBuilder four_d(13);
+  four_d.input("x", {1, 1, 2, 2, 2, 2}).output("y");
+  attr_ints(four_d.node("MaxPool", {"x"}, {"y"}, "p4"), "kernel_shape", {1, 1, 1, 1});
+  e = import_error(four_d);
   CHECK(e.code() == ExitCode::unsupported);
-  CHECK(std::string(e.what()).find("node 't3' (ConvTranspose): input 'x' has shape 1x1x4x4x4; mt supports 1-D and "
-                                   "2-D windows here") != std::string::npos);
+  CHECK(std::string(e.what()).find("node 'p4' (MaxPool): input 'x' has shape 1x1x2x2x2x2; mt supports 1-D, 2-D and "
+                                   "3-D windows only") != std::string::npos);
 }
 
 Graph conv_transpose_model(const std::function<void(onnx::NodeProto&)>& attrs) {
