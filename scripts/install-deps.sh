@@ -20,6 +20,8 @@ packages=(
   clang libclang-rt-14-dev python3-pil
   # onnxruntime-node (npm) as the reference for pre-quantized and trained models; speech for their inputs
   nodejs espeak-ng
+  # ONNX's backend conformance suite (scripts/test-conformance.sh)
+  libonnx-testdata
 )
 # npm comes with NodeSource's nodejs; with Debian's nodejs it is a package of its own.
 command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -80,6 +80,12 @@ def main():
         [tensor("x", [1, 8])], [tensor("y", [1, 2])], [k])
     save(unsupported, out, "unsupported.onnx")
 
+    # Opsets before 9: one ONNX's version converter upgrades, one it cannot (no Pad adapter from opset 1).
+    save(model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [1, 3, 4, 4])], [tensor("y", [1, 3, 4, 4])],
+               opset=7), out, "relu_opset7.onnx")
+    save(model([helper.make_node("Pad", ["x"], ["y"], name="pad_a", paddings=[0, 1, 0, 1])], [tensor("x", [1, 4])],
+               [tensor("y", [1, 6])], opset=1), out, "pad_opset1.onnx")
+
     broken = model([helper.make_node("Add", ["x", "nowhere"], ["y"])], [tensor("x", [4])], [tensor("y", [4])])
     save(broken, out, "checker_fails.onnx")
 

@@ -10,6 +10,8 @@ scripts/build.sh
 # fails them instead of skipping them.
 export MT_REQUIRE_VULKAN=1
 ctest --test-dir build --output-on-failure -j"${MT_JOBS:-$(nproc)}" "$@"
+# The conformance stage: ONNX's backend test suite through the tools (scripts/test-conformance.sh).
+if [[ $# -eq 0 ]]; then scripts/test-conformance.sh; fi
 # Then the sanitizer stage: the unit, op and pipeline tests again under ASan + UBSan, in its own
 # build directory (scripts/test-sanitizers.sh). Skipped when ctest arguments select tests, or with
 # MT_SKIP_SANITIZERS=1.

@@ -229,7 +229,9 @@ nlohmann::json source_metadata(const LoadedOnnx& loaded) {
   if (!model.producer_version().empty()) producer += (producer.empty() ? "" : " ") + model.producer_version();
   const std::string file =
       loaded.directory.empty() ? loaded.source : std::filesystem::path(loaded.source).filename().string();
-  return {{"format", "onnx"}, {"file", file}, {"opset", loaded.opset}, {"producer", producer}};
+  nlohmann::json metadata = {{"format", "onnx"}, {"file", file}, {"opset", loaded.opset}, {"producer", producer}};
+  if (loaded.original_opset != loaded.opset) metadata["upgraded_from_opset"] = loaded.original_opset;
+  return metadata;
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ struct ImportOptions {
 // returns a validated graph. Throws Error naming the file:
 //   invalid_input  a missing, empty, truncated or non-ONNX file, one that fails the ONNX checker,
 //                  or a model whose tensors or nodes are inconsistent;
-//   unsupported    ops mt cannot import (one message listing all of them), opsets before 9;
+//   unsupported    ops mt cannot import (one message listing all of them), opsets before 9 that
+//                  ONNX's version converter cannot upgrade (older models are upgraded to 9 first);
 //   usage          inputs with dynamic dimensions and no input_shapes for them (the message lists
 //                  each with its symbolic shape), or input_shapes naming inputs the model lacks.
 Graph import_onnx(const std::string& path, const ImportOptions& options);

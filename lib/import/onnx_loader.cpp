@@ -10,6 +10,7 @@
 #include "lib/core/error.h"
 #include "lib/core/file_io.h"
 #include "lib/format/model_file.h"
+#include "lib/import/opset_upgrade.h"
 
 namespace mt::onnx_import {
 namespace {
@@ -32,8 +33,15 @@ std::string one_line(const std::string& text) {
 
 int default_domain_opset(const onnx::ModelProto& model, const std::string& source) {
   int opset = 0;
-  for (const auto& entry : model.opset_import())
+  std::string others;
+  for (const auto& entry : model.opset_import()) {
     if (entry.domain().empty() || entry.domain() == "ai.onnx") opset = static_cast<int>(entry.version());
+    else others += (others.empty() ? "" : ", ") + entry.domain();
+  }
+  // A valid model may use only other domains (ai.onnx.preview.training, say): none of mt's ops.
+  if (opset <= 0 && !others.empty())
+    unsupported("{}: the model imports only the domains {}, and mt imports ops of the default ONNX domain", source,
+                others);
   if (opset <= 0) invalid_input("{}: the model imports no opset of the default ONNX domain", source);
   return opset;
 }
@@ -77,12 +85,23 @@ LoadedOnnx load_onnx_bytes(const InputBytes& bytes, const std::string& directory
     invalid_input("{}: not an ONNX model (no IR version or no graph)", loaded.source);
   if (static_cast<size_t>(loaded.model->graph().node_size()) > kMaxNodes)
     unsupported("{}: {} nodes, more than the {} mt imports", loaded.source, loaded.model->graph().node_size(), kMaxNodes);
-  loaded.opset = default_domain_opset(*loaded.model, loaded.source);
-  if (loaded.opset < kMinOpset)
-    unsupported("{}: opset {} is older than {}, the oldest mt imports; upgrade it with onnx.version_converter",
-                loaded.source, loaded.opset, kMinOpset);
+  loaded.opset = loaded.original_opset = default_domain_opset(*loaded.model, loaded.source);
   if (loaded.directory.empty()) refuse_external_data(loaded.model->graph(), loaded.source);
   check_onnx(*loaded.model, loaded.source, loaded.directory, loaded.opset);
+  if (loaded.opset < kMinOpset) {
+    // The checked original goes through ONNX's converter; what it returns is checked again, so that
+    // a bad upgrade is refused here rather than mistranslated.
+    *loaded.model = upgrade_opset(*loaded.model, loaded.opset, kMinOpset, loaded.source);
+    loaded.opset = default_domain_opset(*loaded.model, loaded.source);
+    try {
+      check_onnx(*loaded.model, loaded.source, loaded.directory, loaded.opset);
+    } catch (const Error& e) {
+      unsupported("{} (after ONNX's version converter upgraded it from opset {} to {})", e.what(),
+                  loaded.original_opset, loaded.opset);
+    }
+    spdlog::info("{}: upgraded from opset {} to opset {} with ONNX's version converter", loaded.source,
+                 loaded.original_opset, loaded.opset);
+  }
   return loaded;
 }
 

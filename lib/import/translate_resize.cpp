@@ -1,5 +1,7 @@
 // Rules for Resize (opsets 10, 11, 13, 18) and Upsample (opset 9): the constant scales or sizes
-// become the full output shape of mt's resize, with the coordinate rules of each version.
+// become the full output shape of mt's resize, with the coordinate rules of each version. A 1-D
+// signal (rank 3, N x C x L) is resized as N x C x 1 x L, which every backend's resize runs: an
+// axis of size 1 kept at size 1 samples its only element exactly in every mode.
 #include <cmath>
 #include <set>
 
@@ -20,6 +22,28 @@ int64_t scaled_size(const OnnxNode& node, int64_t in, double scale) {
   return static_cast<int64_t>(out);
 }
 
+// Emits mt's resize of the node's input 0 with `attrs` ("sizes" and, when given, "scales" for every
+// axis); a rank-3 input goes through a unit axis at 2.
+void emit_resize(ImportContext& ctx, const OnnxNode& node, Attributes attrs) {
+  if (ctx.input_info(node, 0).shape.size() != 3) {
+    ctx.emit1(node, "resize", {ctx.input(node, 0)}, std::move(attrs), node.output(0));
+    return;
+  }
+  auto sizes = std::get<std::vector<int64_t>>(attrs.at("sizes"));
+  sizes.insert(sizes.begin() + 2, 1);
+  attrs["sizes"] = sizes;
+  if (auto it = attrs.find("scales"); it != attrs.end()) {
+    auto scales = std::get<std::vector<double>>(it->second);
+    if (!scales.empty()) scales.insert(scales.begin() + 2, 1.0);
+    it->second = scales;
+  }
+  const std::string x = ctx.input(node, 0);
+  const std::string x_2d =
+      ctx.emit1(node, "unsqueeze", {x}, {{"axes", std::vector<int64_t>{2}}}, ctx.fresh_name(x + "/2d"));
+  const std::string y_2d = ctx.emit1(node, "resize", {x_2d}, std::move(attrs), ctx.fresh_name(node.output(0) + "/2d"));
+  ctx.emit1(node, "squeeze", {y_2d}, {{"axes", std::vector<int64_t>{2}}}, node.output(0));
+}
+
 // Upsample (opset 9) and Resize-10: scales only and asymmetric coordinates. Their nearest mode
 // has no nearest_mode attribute: ONNX Runtime rounds down when enlarging and up when shrinking.
 void legacy_resize(ImportContext& ctx, const OnnxNode& node) {
@@ -38,13 +62,12 @@ void legacy_resize(ImportContext& ctx, const OnnxNode& node) {
   }
   if (mode == "nearest" && enlarges && shrinks)
     node.unsupported("nearest resizing that enlarges some axes and shrinks others");
-  ctx.emit1(node, "resize", {ctx.input(node, 0)},
-            {{"sizes", sizes},
-             {"scales", scales},
-             {"mode", mode},
-             {"coordinate_transformation_mode", std::string("asymmetric")},
-             {"nearest_mode", std::string(shrinks ? "ceil" : "floor")}},
-            node.output(0));
+  emit_resize(ctx, node,
+              {{"sizes", sizes},
+               {"scales", scales},
+               {"mode", mode},
+               {"coordinate_transformation_mode", std::string("asymmetric")},
+               {"nearest_mode", std::string(shrinks ? "ceil" : "floor")}});
 }
 
 // Resize-11/13/18: X, roi, scales, sizes (exactly one of scales and sizes), and from 18 axes,
@@ -117,7 +140,7 @@ void resize(ImportContext& ctx, const OnnxNode& node, const std::string&) {
                    {"cubic_coeff_a", node.attr_float("cubic_coeff_a", -0.75)},
                    {"exclude_outside", node.attr_int("exclude_outside", 0)}};
   if (use_scales) attrs["scales"] = full_scales;
-  ctx.emit1(node, "resize", {ctx.input(node, 0)}, attrs, node.output(0));
+  emit_resize(ctx, node, std::move(attrs));
 }
 
 void upsample(ImportContext& ctx, const OnnxNode& node, const std::string&) { legacy_resize(ctx, node); }

@@ -35,6 +35,38 @@ class ConvTransposes(nn.Module):
         return self.up2(torch.relu(self.up1(x)))
 
 
+class Signal1d(nn.Module):
+    """1-D signals (rank 3): Conv1d with stride, dilation, padding and groups, ConvTranspose1d with output
+    padding, max pooling with ceil_mode, average pooling without the padding counted, reflection padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(8, 12, 5, stride=2, padding=3, dilation=2, groups=2)
+        self.up = nn.ConvTranspose1d(12, 6, 4, stride=2, padding=1, output_padding=1)
+
+    def forward(self, x):
+        y = self.up(torch.relu(self.conv(x)))
+        y = F.max_pool1d(y, 3, stride=2, padding=1, ceil_mode=True)
+        y = F.avg_pool1d(y, 3, stride=1, padding=1, count_include_pad=False)
+        return F.pad(y, (2, 3), mode="reflect")
+
+
+class Volume3d(nn.Module):
+    """3-D volumes (rank 5): Conv3d and ConvTranspose3d with strides, dilations, padding and groups, max
+    pooling with ceil_mode, average pooling without the padding counted."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(4, 6, (2, 3, 3), stride=(2, 1, 2), padding=(1, 1, 0), dilation=(2, 1, 1), groups=2)
+        self.up = nn.ConvTranspose3d(6, 4, (3, 2, 3), stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 1),
+                                     dilation=(1, 2, 1), groups=2)
+
+    def forward(self, x):
+        y = self.up(torch.relu(self.conv(x)))
+        y = F.max_pool3d(y, 3, stride=2, padding=1, ceil_mode=True)
+        return F.avg_pool3d(y, 2, stride=1, padding=1, count_include_pad=False)
+
+
 class ConvBnRelu(nn.Module):
     """Unfused Conv + BatchNormalization + Relu/Clip chains, the input mt-fuse folds."""
 
@@ -211,6 +243,10 @@ def op_specs():
                     note="constant Pad with a value, then with negative (cropping) pads")
     specs += _torch("pad_reflect", (9, 13), lambda: Fn(lambda x: F.pad(x, (3, 1, 2, 4), mode="reflect")))
     specs += _torch("pad_edge", (11, 17), lambda: Fn(lambda x: F.pad(x, (3, 1, 2, 4), mode="replicate")))
+    specs += _torch("signal1d", (11, 13), Signal1d, (1, 8, 40),
+                    note="Conv1d, ConvTranspose1d, MaxPool1d (ceil_mode), AvgPool1d and reflection Pad on rank 3")
+    specs += _torch("volume3d", (13,), Volume3d, (1, 4, 5, 6, 7),
+                    note="Conv3d, ConvTranspose3d, MaxPool3d (ceil_mode) and AvgPool3d on rank 5")
     specs += _torch("split", (11, 13), lambda: Fn(_split), note="Split with sizes [2, 5, 1] and in halves")
     specs += _torch("squeeze_unsqueeze", (11, 13), lambda: Fn(_squeeze_unsqueeze))
     specs += _torch("hardsigmoid", (9, 13), lambda: Fn(lambda x: F.hardsigmoid(3.0 * x)))
@@ -253,6 +289,9 @@ def op_specs():
     specs += _torch_resize("resize_bicubic_align_corners", (11,), small,
                            dict(mode="cubic", coordinate_mode="align_corners"), size=(9, 11), mode="bicubic",
                            align_corners=True)
+    specs += _torch_resize("resize_linear_1d", (13,), (1, 3, 10), linear, size=23, mode="linear",
+                           align_corners=False)
+    specs += _torch_resize("resize_nearest_1d", (13,), (1, 3, 10), nearest, size=25, mode="nearest")
     # ... and the coordinate/rounding modes only other exporters produce.
     specs += _helper_resize("resize_nearest_half_pixel", small, scales=[1.0, 1.0, 2.0, 3.0])
     specs += _helper_resize("resize_nearest_align_corners", small, sizes=[1, 3, 9, 11],

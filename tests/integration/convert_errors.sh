@@ -52,11 +52,18 @@ expect_convert 2 "--input-shape is given twice for input 'x'" "$models/dynamic.o
 
 # Unsupported (4): every op type, with counts and node names, in one line.
 expect_convert 4 "unsupported ONNX ops: Mod (1 node: mod_a), TopK (2 nodes: topk_a, topk_b)" "$models/unsupported.onnx"
+expect_convert 4 "$models/pad_opset1.onnx: opset 1 is older than 9, and ONNX's version converter cannot upgrade it:" \
+  "$models/pad_opset1.onnx"
+expect_convert 4 "for Pad" "$models/pad_opset1.onnx"
 
 # The success paths next to those errors.
 echo "== conversions that succeed"
 mt-convert "$models/relu.onnx" -o "$out" || fail "relu.onnx did not convert"
 [[ -s "$out" ]] || fail "relu.onnx: no output"
+rm -f "$out"
+mt-convert -v "$models/relu_opset7.onnx" -o "$out" 2> "$work/log" || fail "relu_opset7.onnx did not convert"
+grep -qF "relu_opset7.onnx: upgraded from opset 7 to opset 9 with ONNX's version converter" "$work/log" ||
+  fail "mt-convert -v does not report the opset upgrade: $(cat "$work/log")"
 rm -f "$out"
 mt-convert "$models/dynamic.onnx" --input-shape x:2,3,8,8 -o "$out" || fail "dynamic.onnx with --input-shape failed"
 rm -f "$out"

@@ -1,5 +1,5 @@
 // Convolution and pooling: auto_pad and output_shape become explicit pads, attributes carry
-// over, and what mt lacks (1-D convolution, pooling indices) is reported.
+// over, and what mt lacks (4-D windows, pooling indices) is reported.
 #include "tests/unit/import/onnx_test_util.h"
 
 namespace mt::test {
@@ -54,7 +54,7 @@ TEST_CASE("Conv numeric: a 3x3 box filter with padding") {
   check_close(run_graph(g, {{1, 2, 3, 4}}), {10, 10, 10, 10});
 }
 
-TEST_CASE("Conv: a kernel_shape that disagrees with the weight is invalid; 1-D convolution is unsupported") {
+TEST_CASE("Conv: a kernel_shape that disagrees with the weight is invalid; 4-D windows are unsupported") {
   OnnxBuilder b(13);
   b.input("x", {1, 1, 4, 4}).output("y");
   b.init("w", {1, 1, 3, 3}, std::vector<float>(9, 1.0f));
@@ -63,14 +63,13 @@ TEST_CASE("Conv: a kernel_shape that disagrees with the weight is invalid; 1-D c
   CHECK(e.code() == ExitCode::invalid_input);
   CHECK(std::string(e.what()).find("node 'c' (Conv): kernel_shape does not match") != std::string::npos);
 
-  OnnxBuilder one_d(13);
-  one_d.input("x", {1, 1, 8}).output("y");
-  one_d.init("w", {1, 1, 3}, {1, 1, 1});
-  one_d.node("Conv", {"x", "w"}, {"y"}, "c1");
-  e = import_error(one_d);
+  OnnxBuilder four_d(13);
+  four_d.input("x", {1, 1, 2, 2, 2, 2}).output("y");
+  attr_ints(four_d.node("MaxPool", {"x"}, {"y"}, "p4"), "kernel_shape", {1, 1, 1, 1});
+  e = import_error(four_d);
   CHECK(e.code() == ExitCode::unsupported);
-  CHECK(std::string(e.what()).find("node 'c1' (Conv): input 'x' has shape 1x1x8; mt supports only rank 4") !=
-        std::string::npos);
+  CHECK(std::string(e.what()).find("node 'p4' (MaxPool): input 'x' has shape 1x1x2x2x2x2; mt supports 1-D, 2-D and "
+                                   "3-D windows only") != std::string::npos);
 }
 
 Graph conv_transpose_model(const std::function<void(onnx::NodeProto&)>& attrs) {

@@ -85,15 +85,6 @@ TEST_CASE("a model the ONNX checker rejects is invalid input") {
   CHECK(std::string(e.what()).find('\n') == std::string::npos);
 }
 
-TEST_CASE("opsets before 9 are unsupported") {
-  OnnxBuilder b(8);
-  b.input("x", {4}).output("y");
-  b.node("Relu", {"x"}, {"y"});
-  Error e = import_error(b);
-  CHECK(e.code() == ExitCode::unsupported);
-  CHECK(std::string(e.what()).find("opset 8 is older than 9") != std::string::npos);
-}
-
 TEST_CASE("dynamic inputs without --input-shape: a usage error listing each with its symbolic shape") {
   OnnxBuilder b;
   b.input("image", {"batch", 3, "h", "w"}).input("scale", {1}).input("mask", {"batch", 1, 8, 8}).output("y");
@@ -185,6 +176,21 @@ TEST_CASE("unsupported op types: one error listing every type with its node coun
   CHECK(
       std::string(e.what()).ends_with(": unsupported ONNX ops: Mod (1 node: Mod_3), TopK (2 nodes: top_a, top_b), "
                                       "com.example.FusedThing (1 node: custom)"));
+}
+
+TEST_CASE("a model importing only other domains is unsupported; one importing no opset is invalid") {
+  OnnxBuilder b;
+  b.input("x", {4}).output("y");
+  b.node("Adagrad", {"x"}, {"y"}, "step").set_domain("ai.onnx.preview.training");
+  b.model().mutable_opset_import(0)->set_domain("ai.onnx.preview.training");
+  Error e = import_error(b);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find("imports only the domains ai.onnx.preview.training") != std::string::npos);
+
+  b.model().clear_opset_import();
+  e = import_error(b);
+  CHECK(e.code() == ExitCode::invalid_input);
+  CHECK(std::string(e.what()).find("imports no opset of the default ONNX domain") != std::string::npos);
 }
 
 TEST_CASE("unsupported uses of supported ops: every such node is listed") {
