@@ -108,6 +108,66 @@ def classifier_inputs(embeddings: np.ndarray, owner: np.ndarray) -> np.ndarray:
     return np.stack(runs).astype(np.float32)
 
 
+def classifier_torch(model: pathlib.Path):
+    """A Flatten / Gemm / Relu / Sigmoid wake-word classifier (alexa_v0.1.onnx) as a torch function."""
+    import torch
+    from onnx import numpy_helper
+    graph = onnx.load(str(model)).graph
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+
+    def forward(x):
+        env = {graph.input[0].name: x}
+        for node in graph.node:
+            args = [env[n] if n in env else weights[n] for n in node.input]
+            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+            if node.op_type == "Flatten":
+                out = args[0].reshape(args[0].shape[0], -1)
+            elif node.op_type == "Gemm":
+                w = args[1].T if attrs.get("transB", 0) else args[1]
+                out = args[0] @ w + (args[2] if len(args) > 2 else 0)
+            elif node.op_type == "Relu":
+                out = torch.relu(args[0])
+            elif node.op_type == "Sigmoid":
+                out = torch.sigmoid(args[0])
+            else:
+                raise RuntimeError(f"{model.name}: op {node.op_type} is not a Flatten/Gemm/Relu/Sigmoid classifier's")
+            env[node.output[0]] = out
+        return env[graph.output[0].name].reshape(-1)
+    return forward
+
+
+def boundary_inputs(model: pathlib.Path, speech: np.ndarray, per_input: int = 20) -> np.ndarray:
+    """Classifier inputs whose fp32 scores spread evenly over (0, 1), where decisions are fragile: from
+    each real input x0 (speech, scored near 0) gradient ascent finds x1 scored near 1 nearby, and the
+    points x0 + t (x1 - x0) are placed (bisection on t) at scores 0.5/per_input, 1.5/per_input, ...
+    Real speech rarely lands near the 0.5 threshold; these test the decision where int8's error counts."""
+    import torch
+    forward = classifier_torch(model)
+    x0 = torch.from_numpy(speech)
+    x1 = x0.clone().requires_grad_(True)
+    optimizer = torch.optim.Adam([x1], lr=0.05)
+    for _ in range(300):
+        optimizer.zero_grad()
+        loss = -torch.log(forward(x1) + 1e-6).sum()
+        loss.backward()
+        optimizer.step()
+    x1 = x1.detach()
+    result = []
+    with torch.no_grad():
+        ok = forward(x1) > 0.99
+        for k in np.flatnonzero(ok.numpy()):
+            for target in (np.arange(per_input) + 0.5) / per_input:
+                lo, hi = 0.0, 1.0
+                for _ in range(40):
+                    t = (lo + hi) / 2
+                    if forward((x0[k] + t * (x1[k] - x0[k]))[None])[0] < target:
+                        lo = t
+                    else:
+                        hi = t
+                result.append((x0[k] + (lo + hi) / 2 * (x1[k] - x0[k])).numpy())
+    return np.stack(result).astype(np.float32)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", required=True, type=pathlib.Path, help="directory of fetch_trained_models.sh")
