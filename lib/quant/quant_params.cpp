@@ -34,7 +34,7 @@ Range widen_to_scale(Range range, double min_scale) {
 
 float weight_scale_floor(float x_scale, float y_scale, float bias) {
   const double requantization = 2.0 * int8_limits::kRequantization.min * y_scale / x_scale;
-  const double bias_fits = std::abs(static_cast<double>(bias)) / (static_cast<double>(x_scale) * 0x1.0p30);
+  const double bias_fits = std::abs(static_cast<double>(bias)) / (static_cast<double>(x_scale) * kMaxBiasSteps);
   const double floor = std::max({requantization, bias_fits, static_cast<double>(std::numeric_limits<float>::min())});
   return static_cast<float>(std::min(floor, static_cast<double>(std::numeric_limits<float>::max())));
 }

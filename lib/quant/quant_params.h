@@ -26,6 +26,9 @@ QuantParams activation_params(float lo, float hi);
 // it already extends to (a ReLU output stays non-negative), or symmetrically when it is [0, 0].
 Range widen_to_scale(Range range, double min_scale);
 
+// The largest |bias| / (x_scale * w_scale) a channel's scale allows: int32 with a factor 2 to spare.
+inline constexpr double kMaxBiasSteps = 0x1.0p30;
+
 // The smallest weight scale of one output channel of a conv2d / linear whose input and output
 // scales are x_scale and y_scale and whose bias is `bias`: the requantization multiplier
 // x_scale * w_scale / y_scale stays at least twice the kernels' lower bound, the bias

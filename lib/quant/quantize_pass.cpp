@@ -24,13 +24,17 @@ bool is_int8_data_movement(std::string_view op) {
   return ops.count(op) > 0;
 }
 
+namespace {
+
+constexpr std::string_view kOpPrefix = "op:";  // --keep-fp32 op:TYPE
+
+}  // namespace
+
 bool keeps_fp32(const QuantizeOptions& options, const Node& node) {
-  return options.keep_fp32.count(node.name) > 0 || options.keep_fp32.count("op:" + node.op) > 0;
+  return options.keep_fp32.count(node.name) > 0 || options.keep_fp32.count(std::string(kOpPrefix) + node.op) > 0;
 }
 
 namespace {
-
-constexpr std::string_view kOpPrefix = "op:";
 
 // Inputs of a compute op that carry activations (the rest are weights and bias).
 size_t activation_inputs(const Node& node) {
@@ -139,7 +143,7 @@ std::map<std::string, Range, std::less<>> fit_kernel_limits(const Graph& graph,
       if (!calibrated) continue;
       if (auto it = extents.find(node.name); it != extents.end()) {
         const double x = scale(node.inputs[0]);
-        const double w = std::max(it->second.scale, it->second.bias / (x * 0x1.0p30));
+        const double w = std::max(it->second.scale, it->second.bias / (x * kMaxBiasSteps));
         at_least(y, 2.0 * x * w / int8_limits::kRequantization.max);
       } else if (node.op == "add") {
         const double a = scale(node.inputs[0]), b = scale(node.inputs[1]);
