@@ -11,9 +11,12 @@ namespace mt::quant {
 
 QuantParams activation_params(float lo, float hi) {
   if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) fail(ExitCode::failure, "internal: activation range [{}, {}] is not valid", lo, hi);
-  const double low = std::min(lo, 0.0f), high = std::max(hi, 0.0f);
-  const float scale = static_cast<float>(std::max((high - low) / 255.0, static_cast<double>(kMinActivationScale)));
-  const double zero = std::nearbyint(-128.0 - low / scale);
+  const float low = std::min(lo, 0.0f), high = std::max(hi, 0.0f);
+  float scale = (high - low) / 255.0f;
+  // A range wider than the largest float (outliers near the limits): the same in double.
+  if (!std::isfinite(scale)) scale = static_cast<float>((static_cast<double>(high) - low) / 255.0);
+  scale = std::max(scale, kMinActivationScale);
+  const double zero = std::nearbyint(-128.0 - static_cast<double>(low) / scale);
   QuantParams params;
   params.scales = {scale};
   params.zero_points = {static_cast<int32_t>(std::clamp(zero, -128.0, 127.0))};

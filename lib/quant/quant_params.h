@@ -17,8 +17,8 @@ namespace mt::quant {
 inline constexpr float kMinActivationScale = 1e-8f;
 
 // Scale and zero point covering [lo, hi] widened to include 0 (so real zero, e.g. padding, is
-// exact): scale = max((hi - lo) / 255, kMinActivationScale), computed in double so that an
-// outlier range near the float limits does not overflow; zero_point = round(-128 - lo / scale)
+// exact): scale = max((hi - lo) / 255, kMinActivationScale), in double where an outlier range
+// near the float limits would overflow float; zero_point = round(-128 - lo / scale)
 // clamped to [-128, 127].
 QuantParams activation_params(float lo, float hi);
 
