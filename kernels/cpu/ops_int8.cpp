@@ -16,6 +16,7 @@
 #include "kernels/cpu/ops_int8.h"
 #include "kernels/cpu/parallel.h"
 #include "lib/ops/conv_geometry.h"
+#include "lib/ops/int8_limits.h"
 #include "lib/runtime/prepack.h"
 
 namespace mt::cpu {
@@ -45,9 +46,6 @@ std::pair<int8_t, int8_t> int8_output_bounds(const Node& node, Int8Params y) {
 
 namespace {
 
-// XNNPACK's fp32 requantization takes multipliers in [2^-32, 256).
-bool requantization_ok(double multiplier) { return multiplier >= 0x1.0p-32 && multiplier < 256.0; }
-
 // Per-output-channel weight scales (a per-tensor scale repeated), or the reason they do not fit.
 std::optional<std::string> check_weights(const Graph& graph, const Node& node) {
   if (auto reason = check_constant(graph, node, 1, "weights")) return reason;
@@ -66,7 +64,7 @@ std::optional<std::string> check_weights(const Graph& graph, const Node& node) {
   if (auto reason = check_int8_activation(graph, node.outputs[0])) return reason;
   const Int8Params x = int8_params(graph.tensor(node.inputs[0])), y = int8_params(graph.tensor(node.outputs[0]));
   for (float s : q.scales)
-    if (!(s > 0.0f) || !requantization_ok(static_cast<double>(x.scale) * s / y.scale))
+    if (!(s > 0.0f) || !int8_limits::kRequantization.contains(static_cast<double>(x.scale) * s / y.scale))
       return fmt::format("weight scale {} gives a requantization multiplier XNNPACK does not take", s);
   return std::nullopt;
 }
@@ -289,7 +287,7 @@ std::optional<std::string> check_global_avg_pool_int8(const Graph& graph, const 
   if (graph.tensor(node.inputs[0]).shape.size() != 4) return std::string("only 4-D input supported");
   const Int8Params x = int8_params(graph.tensor(node.inputs[0])), y = int8_params(graph.tensor(node.outputs[0]));
   const double ratio = static_cast<double>(x.scale) / y.scale;
-  if (ratio < 0x1.0p-8 || ratio >= 256.0) return fmt::format("input/output scale ratio {} not supported", ratio);
+  if (!int8_limits::kGlobalAvgPool.contains(ratio)) return fmt::format("input/output scale ratio {} not supported", ratio);
   return std::nullopt;
 }
 

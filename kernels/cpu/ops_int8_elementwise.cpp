@@ -13,6 +13,7 @@
 #include "kernels/cpu/ops.h"
 #include "kernels/cpu/ops_int8.h"
 #include "kernels/cpu/parallel.h"
+#include "lib/ops/int8_limits.h"
 
 namespace mt::cpu {
 namespace {
@@ -52,7 +53,7 @@ void plan_qs8_binary(NodeContext& c, xnn_operator_t op, QS8Setup setup) {
   });
 }
 
-std::optional<std::string> check_binary_int8(const Graph& graph, const Node& node, double min_ratio, bool product) {
+std::optional<std::string> check_binary_int8(const Graph& graph, const Node& node, int8_limits::RatioRange limits, bool product) {
   if (auto reason = check_all_int8(graph, node)) return reason;
   if (graph.tensor(node.outputs[0]).shape.size() > XNN_MAX_TENSOR_DIMS) return std::string("rank above 6 not supported");
   const Int8Params a = int8_params(graph.tensor(node.inputs[0])), b = int8_params(graph.tensor(node.inputs[1]));
@@ -61,14 +62,14 @@ std::optional<std::string> check_binary_int8(const Graph& graph, const Node& nod
   const std::vector<double> ratios = product ? std::vector<double>{static_cast<double>(a.scale) * b.scale / y.scale}
                                              : std::vector<double>{a.scale / y.scale, b.scale / y.scale};
   for (double r : ratios)
-    if (r < min_ratio || r >= 256.0) return fmt::format("scale ratio {} not supported", r);
+    if (!limits.contains(r)) return fmt::format("scale ratio {} not supported", r);
   return std::nullopt;
 }
 
 }  // namespace
 
 std::optional<std::string> check_add_int8(const Graph& graph, const Node& node) {
-  return check_binary_int8(graph, node, 0x1.0p-10, false);
+  return check_binary_int8(graph, node, int8_limits::kAddInput, false);
 }
 
 void plan_add_int8(NodeContext& c) {
@@ -82,7 +83,7 @@ void plan_add_int8(NodeContext& c) {
 }
 
 std::optional<std::string> check_mul_int8(const Graph& graph, const Node& node) {
-  return check_binary_int8(graph, node, 0x1.0p-16, true);
+  return check_binary_int8(graph, node, int8_limits::kMulProduct, true);
 }
 
 void plan_mul_int8(NodeContext& c) {

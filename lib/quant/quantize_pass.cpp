@@ -1,8 +1,10 @@
 #include "lib/quant/quantize_pass.h"
 
+#include <cmath>
 #include <unordered_set>
 
 #include "lib/core/error.h"
+#include "lib/ops/int8_limits.h"
 #include "lib/ops/registry.h"
 #include "lib/passes/graph_edit.h"
 #include "lib/quant/quant_params.h"
@@ -20,6 +22,16 @@ bool is_int8_data_movement(std::string_view op) {
   static const std::set<std::string, std::less<>> ops = {"reshape",  "flatten",   "squeeze", "unsqueeze",
                                                          "identity", "transpose", "split",   "slice"};
   return ops.count(op) > 0;
+}
+
+namespace {
+
+constexpr std::string_view kOpPrefix = "op:";  // --keep-fp32 op:TYPE
+
+}  // namespace
+
+bool keeps_fp32(const QuantizeOptions& options, const Node& node) {
+  return options.keep_fp32.count(node.name) > 0 || options.keep_fp32.count(std::string(kOpPrefix) + node.op) > 0;
 }
 
 namespace {
@@ -54,7 +66,7 @@ std::map<std::string, Range, std::less<>> tied_ranges(const Graph& graph,
     if (ra != rb) parent[rb] = ra;
   };
   for (const Node& node : graph.nodes) {
-    if (!ties_parameters(node.op) || options.keep_fp32.count(node.name) || node.inputs.empty()) continue;
+    if (!ties_parameters(node.op) || keeps_fp32(options, node) || node.inputs.empty()) continue;
     const size_t data_inputs = node.op == "concat" ? node.inputs.size() : 1;
     for (size_t i = 0; i < data_inputs; ++i) unite(node.inputs[0], node.inputs[i]);
     for (const auto& output : node.outputs) unite(node.inputs[0], output);
@@ -74,10 +86,88 @@ std::map<std::string, Range, std::less<>> tied_ranges(const Graph& graph,
 // [0, 1) in 256 steps.
 QuantParams sigmoid_output_params() { return QuantParams{{1.0f / 256.0f}, {-128}, -1}; }
 
+// What bounds a conv2d / linear's largest weight scale: max |w| / 127 over its channels, and
+// max |bias| (weight_scale_floor raises a channel's scale until its bias fits in int32).
+struct WeightExtent {
+  double scale = 0;
+  double bias = 0;
+};
+
+WeightExtent weight_extent(const Graph& graph, const Node& node) {
+  WeightExtent extent;
+  const TensorInfo& weight = graph.tensor(node.inputs[1]);
+  const auto values = passes::constant_floats(graph, node.inputs[1]);
+  if (!values || weight.shape.empty() || weight.shape[0] <= 0) return extent;
+  for (float w : *values) extent.scale = std::max(extent.scale, std::abs(static_cast<double>(w)) / 127.0);
+  if (node.inputs.size() > 2 && !node.inputs[2].empty())
+    if (const auto bias = passes::constant_floats(graph, node.inputs[2]))
+      for (float b : *bias) extent.bias = std::max(extent.bias, std::abs(static_cast<double>(b)));
+  return extent;
+}
+
+// The tied ranges, widened until every int8 node's scale ratios lie inside what the cpu kernels
+// take (lib/ops/int8_limits.h) with a factor 2 to spare: an output range that collapsed (a dead
+// or constant tensor) or an outlier weight would otherwise give a conv a requantization multiplier
+// of 256 or more, or an add an input far finer than its output. Widening only makes scales
+// coarser, so the rounds converge; the requantization lower bound of conv2d / linear is met by
+// flooring weight scales instead (weight_scale_floor). Sigmoid outputs get the fixed parameters
+// of the int8 sigmoid, as a range.
+std::map<std::string, Range, std::less<>> fit_kernel_limits(const Graph& graph,
+                                                            std::map<std::string, Range, std::less<>> ranges,
+                                                            const QuantizeOptions& options) {
+  std::map<std::string, WeightExtent, std::less<>> extents;
+  for (const Node& node : graph.nodes) {
+    if (keeps_fp32(options, node)) continue;
+    if (node.op == "sigmoid" && ranges.count(node.outputs[0])) ranges[node.outputs[0]] = {0.0f, 255.0f / 256.0f};
+    if ((node.op == "conv2d" || node.op == "linear") && node.inputs.size() > 1) extents[node.name] = weight_extent(graph, node);
+  }
+  constexpr int kRounds = 16;
+  for (int round = 0; round < kRounds; ++round) {
+    const auto tied = tied_ranges(graph, ranges, options);
+    bool changed = false;
+    const auto scale = [&](const std::string& tensor) {
+      const Range& r = tied.at(tensor);
+      return static_cast<double>(activation_params(r.lo, r.hi).scales[0]);
+    };
+    const auto at_least = [&](const std::string& tensor, double min_scale) {
+      if (scale(tensor) >= min_scale) return;
+      ranges[tensor] = widen_to_scale(tied.at(tensor), min_scale);
+      changed = true;
+    };
+    for (const Node& node : graph.nodes) {
+      if (!has_int8_compute(node.op) || keeps_fp32(options, node) || node.outputs.empty()) continue;
+      const std::string& y = node.outputs[0];
+      bool calibrated = tied.count(y) > 0;
+      for (size_t i = 0; i < std::min(activation_inputs(node), node.inputs.size()); ++i)
+        calibrated = calibrated && tied.count(node.inputs[i]) > 0;
+      if (!calibrated) continue;
+      if (auto it = extents.find(node.name); it != extents.end()) {
+        const double x = scale(node.inputs[0]);
+        const double w = std::max(it->second.scale, it->second.bias / (x * kMaxBiasSteps));
+        at_least(y, 2.0 * x * w / int8_limits::kRequantization.max);
+      } else if (node.op == "add") {
+        const double a = scale(node.inputs[0]), b = scale(node.inputs[1]);
+        at_least(y, 2.0 * std::max(a, b) / int8_limits::kAddInput.max);
+        for (size_t i = 0; i < 2; ++i) at_least(node.inputs[i], 2.0 * scale(y) * int8_limits::kAddInput.min);
+      } else if (node.op == "mul") {
+        const double a = scale(node.inputs[0]), b = scale(node.inputs[1]);
+        at_least(y, 2.0 * a * b / int8_limits::kMulProduct.max);
+        const size_t finer = a < b ? 0 : 1;
+        at_least(node.inputs[finer], 2.0 * scale(y) * int8_limits::kMulProduct.min / std::max(a, b));
+      } else if (node.op == "global_avg_pool") {
+        at_least(y, 2.0 * scale(node.inputs[0]) / int8_limits::kGlobalAvgPool.max);
+        at_least(node.inputs[0], 2.0 * scale(y) * int8_limits::kGlobalAvgPool.min);
+      }
+    }
+    if (!changed) return tied;
+  }
+  return tied_ranges(graph, ranges, options);
+}
+
 class Quantizer {
  public:
   Quantizer(const Graph& source, const std::map<std::string, Range, std::less<>>& ranges, const QuantizeOptions& options)
-      : source_(source), ranges_(tied_ranges(source, ranges, options)), options_(options) {
+      : source_(source), ranges_(fit_kernel_limits(source, ranges, options)), options_(options) {
     result_.graph.metadata = source.metadata;
     result_.graph.inputs = source.inputs;
     result_.graph.outputs = source.outputs;
@@ -122,7 +212,7 @@ class Quantizer {
 
   // Why `node` stays float32, or nullopt when it becomes int8.
   std::optional<std::string> float_reason(const Node& node) const {
-    if (options_.keep_fp32.count(node.name)) return "--keep-fp32";
+    if (keeps_fp32(options_, node)) return "--keep-fp32";
     const bool compute = has_int8_compute(node.op);
     if (!compute && !is_int8_data_movement(node.op)) return "no int8 kernel";
     for (const auto& output : node.outputs)
@@ -196,39 +286,47 @@ class Quantizer {
     return name;
   }
 
+  // Replaces the float weights and bias of conv2d / linear `node` in `q` by int8 weights with
+  // per-channel scales floored for this node's input and output scales, and an int32 bias.
+  void quantize_weights_of(const Node& node, Node& q, float y_scale) {
+    const TensorInfo& weight = source_.tensor(node.inputs[1]);
+    const auto values = passes::constant_floats(source_, node.inputs[1]).value();
+    for (float v : values)
+      if (!std::isfinite(v)) fail(ExitCode::invalid_input, "node '{}': weights '{}' hold {}", node.name, weight.name, v);
+    const bool has_bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+    const std::vector<float> bias = has_bias ? passes::constant_floats(source_, node.inputs[2]).value()
+                                             : std::vector<float>(static_cast<size_t>(weight.shape[0]), 0.0f);
+    const float x_scale = result_.graph.tensor(q.inputs[0]).quant->scales[0];
+    std::vector<float> floors;
+    for (float b : bias) floors.push_back(weight_scale_floor(x_scale, y_scale, b));
+    const QuantizedWeights w = quantize_weights(values, weight.shape[0], floors);
+    q.inputs[1] = add_constant(node.inputs[1] + "_q8", DType::i8, weight.shape, w.values.data(), w.values.size(), w.params);
+    if (!has_bias) return;
+    const auto b = quantize_bias(bias, x_scale, w.params.scales);
+    QuantParams bias_params{.axis = 0};
+    for (float s : w.params.scales) {
+      bias_params.scales.push_back(x_scale * s);
+      bias_params.zero_points.push_back(0);
+    }
+    q.inputs[2] = add_constant(node.inputs[2] + "_q32", DType::i32, source_.tensor(node.inputs[2]).shape, b.data(),
+                               b.size() * sizeof(int32_t), bias_params);
+  }
+
   void emit_int8(const Node& node) {
     Graph& graph = result_.graph;
     Node q = node;
     const size_t activations = has_int8_compute(node.op) ? activation_inputs(node) : 1;
     for (size_t i = 0; i < activations; ++i) q.inputs[i] = int8_of(node.inputs[i]);
-    std::optional<QuantParams> output_params;
-    if (node.op == "conv2d" || node.op == "linear") {
-      const TensorInfo& weight = source_.tensor(node.inputs[1]);
-      const auto values = passes::constant_floats(source_, node.inputs[1]).value();
-      QuantizedWeights w = quantize_weights(values, weight.shape[0]);
-      q.inputs[1] = add_constant(node.inputs[1] + "_q8", DType::i8, weight.shape, w.values.data(), w.values.size(),
-                                 w.params);
-      if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
-        const TensorInfo& bias = source_.tensor(node.inputs[2]);
-        const float x_scale = graph.tensor(q.inputs[0]).quant->scales[0];
-        const auto b = quantize_bias(passes::constant_floats(source_, node.inputs[2]).value(), x_scale, w.params.scales);
-        QuantParams bias_params{.axis = 0};
-        for (float s : w.params.scales) {
-          bias_params.scales.push_back(x_scale * s);
-          bias_params.zero_points.push_back(0);
-        }
-        q.inputs[2] = add_constant(node.inputs[2] + "_q32", DType::i32, bias.shape, b.data(), b.size() * sizeof(int32_t),
-                                   bias_params);
-      }
-    }
     // Max pooling and data movement keep their input's parameters (tied_ranges gave them the
     // same range; taking the input's also covers an input quantized with --quantize-io).
+    std::optional<QuantParams> output_params;
     if (node.op == "max_pool2d" || is_int8_data_movement(node.op))
       output_params = graph.tensor(q.inputs[0]).quant;
     else if (node.op == "sigmoid")
       output_params = sigmoid_output_params();
     else
       output_params = params_of(node.outputs[0]);
+    if (node.op == "conv2d" || node.op == "linear") quantize_weights_of(node, q, output_params->scales[0]);
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       const std::string& output = node.outputs[o];
       const std::string name = passes::unique_tensor_name(graph, output + "_q8");
@@ -262,6 +360,11 @@ class Quantizer {
 QuantizeResult quantize_graph(const Graph& graph, const std::map<std::string, Range, std::less<>>& ranges,
                               const QuantizeOptions& options) {
   for (const auto& name : options.keep_fp32) {
+    if (name.starts_with(kOpPrefix)) {
+      const std::string_view op = std::string_view(name).substr(kOpPrefix.size());
+      if (!find_op(op)) fail(ExitCode::usage, "--keep-fp32: '{}' is not an mt op type", op);
+      continue;
+    }
     bool found = false;
     for (const auto& node : graph.nodes) found = found || node.name == name;
     if (!found) fail(ExitCode::usage, "--keep-fp32: the model has no node '{}'", name);

@@ -14,7 +14,8 @@
 namespace mt::quant {
 
 struct QuantizeOptions {
-  std::set<std::string, std::less<>> keep_fp32;  // node names left in float32
+  // Nodes left in float32: node names, and "op:TYPE" for every node of an op type (op:softmax).
+  std::set<std::string, std::less<>> keep_fp32;
   bool quantize_io = false;                      // graph inputs and outputs become int8 too
 };
 
@@ -33,9 +34,14 @@ struct QuantizeResult {
 };
 
 // Quantizes `graph` (float32, typically after mt-fuse) with the calibrated `ranges`. The result
-// validates; int8 tensors are named "<float name>_q8", float tensors keep their names.
+// validates; int8 tensors are named "<float name>_q8", float tensors keep their names. Calibrated
+// ranges are widened where needed so that every scale ratio stays inside what the cpu kernels take
+// (lib/ops/int8_limits.h), and weight scales are floored per channel (quant_params.h).
 QuantizeResult quantize_graph(const Graph& graph, const std::map<std::string, Range, std::less<>>& ranges,
                               const QuantizeOptions& options);
+
+// True when `options.keep_fp32` names the node or its op type.
+bool keeps_fp32(const QuantizeOptions& options, const Node& node);
 
 // True when the op has an int8 kernel in the quantized scheme (compute ops), or moves int8 data
 // unchanged (shape ops, which keep their input's parameters).

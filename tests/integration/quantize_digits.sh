@@ -3,7 +3,8 @@
 # with models/digits-calib.npy, then top-1 accuracy of fp32 and int8 on the 360 held-out test
 # images (18 batches) on the reference backend, and the int8 model again on the cpu backend
 # (XNNPACK's int8 operators): int8 within 0.5 points of fp32 on both; the weights about 4x
-# smaller; the JSON report's structure; the quant parameters in the file; usage errors.
+# smaller; the JSON report's structure; the quant parameters in the file; --keep-fp32 by node and by
+# op type; --sensitivity; a result the cpu backend refuses is never written; usage errors.
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
@@ -170,6 +171,63 @@ changed = sum(int((p != c).sum()) for p, c in zip(plain, corrected))
 print(f"--bias-correction changed {changed} of {sum(len(p) for p in plain)} bias values")
 assert changed > 0
 PY
+
+# --keep-fp32 op:TYPE keeps every node of the type.
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --keep-fp32 op:linear,op:max_pool2d \
+  --report "$work/kept-ops.json" -o "$work/kept-ops.mt"
+"$python" -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert sorted(n['op'] for n in r['float_nodes']) == ['linear', 'max_pool2d'], r['float_nodes']
+assert r['int8_nodes'] == 2, r" "$work/kept-ops.json"
+
+# --sensitivity: every int8 layer ranked by the output SQNR it costs alone, worst first; each alone
+# costs no more than all of them together (the report's output SQNR); the printed --keep-fp32 option
+# lists the layers below the threshold and works as printed. No model is written.
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --sensitivity 1000 --json > "$work/sens.json"
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --sensitivity 1000 > "$work/sens.txt"
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" --sensitivity 0 > "$work/sens0.txt"
+"$python" - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+s = json.load(open(f"{work}/sens.json"))
+full = json.load(open(f"{work}/report.json"))["outputs"][0]["sqnr_db"]
+sqnr = [l["output_sqnr_db"] for l in s["layers"]]
+print("sensitivity:", [(l["node"], round(l["output_sqnr_db"], 1)) for l in s["layers"]], f"all int8: {full:.1f} dB")
+assert sorted(l["op"] for l in s["layers"]) == ["conv2d", "conv2d", "linear", "max_pool2d"], s
+assert sqnr == sorted(sqnr) and all(q >= full - 0.5 for q in sqnr), (sqnr, full)
+assert s["keep_fp32"] == [l["node"] for l in s["layers"]], s
+text = open(f"{work}/sens.txt").read().splitlines()
+assert text[-1] == "--keep-fp32 " + ",".join(s["keep_fp32"]), text
+assert open(f"{work}/sens0.txt").read().splitlines()[-1].startswith("# no layer"), open(f"{work}/sens0.txt").read()
+PY
+# shellcheck disable=SC2046
+mt-quantize -q "$work/fp32.mt" --calibration "$models/digits-calib.npy" $(tail -1 "$work/sens.txt") \
+  --report "$work/sens-kept.json" -o "$work/sens-kept.mt"
+"$python" -c "
+import json, sys
+assert json.load(open(sys.argv[1]))['int8_nodes'] == 0" "$work/sens-kept.json"
+expect 2 "--sensitivity writes no model" mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --sensitivity 30 -o "$work/x.mt"
+expect 2 "--json applies to --sensitivity only" mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --json -o "$work/x.mt"
+expect 2 "--keep-fp32: 'softmaxx' is not an mt op type" mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --keep-fp32 op:softmaxx -o "$work/x.mt"
+
+# mt-quantize never writes a model the cpu backend refuses. A conv whose fused clamp is empty
+# (act_min = act_max: valid, the reference runs it; cpu refuses it): int8, XNNPACK refuses to create
+# it when planning; kept float32, cpu's check refuses it. Both: status 4 naming the node, no file.
+"$python" "$MT_SOURCE_DIR/tests/integration/mtfile.py" edit "$work/fp32.mt" "$work/empty-clamp.mt" \
+  "g['nodes'][1]['attrs']['act_max'] = g['nodes'][1]['attrs']['act_min'] = 0.0"
+conv2=$("$python" -c "
+import json, struct, sys
+d = open(sys.argv[1], 'rb').read(); o, s = struct.unpack_from('<QQ', d, 24)
+print(json.loads(d[o:o + s])['nodes'][1]['name'])" "$work/fp32.mt")
+mt-run -d reference -q "$work/empty-clamp.mt" -i "$work/batch00.npy" > /dev/null
+mkdir "$work/refused"
+expect 4 "backend 'cpu' cannot plan the quantized model: node '$conv2' (conv2d)" \
+  mt-quantize "$work/empty-clamp.mt" --calibration "$models/digits-calib.npy" -o "$work/refused/int8.mt"
+expect_no_output "$work/refused"
+expect 4 "backend 'cpu' cannot run node '$conv2' (conv2d) of the quantized model: act_min 0 >= act_max 0 not supported" \
+  mt-quantize "$work/empty-clamp.mt" --calibration "$models/digits-calib.npy" --keep-fp32 "$conv2" -o "$work/refused/int8.mt"
+expect_no_output "$work/refused"
 
 expect 2 "--calibration is required" mt-quantize "$work/fp32.mt" -o "$work/x.mt"
 expect 2 "--keep-fp32: the model has no node 'no_such_node'" mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --keep-fp32 no_such_node -o "$work/x.mt"
