@@ -1,7 +1,7 @@
 // Our own int8 kernels for AVX512-VNNI CPUs: a u8 x s8 GEMM on `vpdpbusd` (1x1 convs and linear as
 // plain GEMMs, other one-group convs as indirect GEMMs over NHWC pixels) and 3x3 / 5x5 depthwise
 // convs on `vpdpwssd`, with requantization, bias and clamp fused into the output and weights packed
-// once at planning. CPUs without VNNI (and ARM), or MT_CPU_INT8_VNNI=0, keep XNNPACK's qc8 operators.
+// once at planning; and 256-entry byte tables on VBMI's vpermi2b. CPUs without VNNI (and ARM), or MT_CPU_INT8_VNNI=0, keep XNNPACK's qc8 operators.
 //
 // Arithmetic (the reference int8 kernels', kernels/reference/quantized.h): acc = bias[c] + sum of
 // w * (x - x_zero) in exact int32, y = clamp(float(acc) * multiplier[c], lo - y_zero, hi - y_zero)
@@ -95,5 +95,9 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads
 // dilation and padding; split across up to `threads` of the pool's threads by output rows.
 void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& shape, const int8_t* x,
                     const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool);
+
+// dst[i] = table[src[i] + 128] for n bytes (int8 hardswish and hardsigmoid), 64 at a time
+// (int8_lookup_vbmi.cpp). Requires int8_vnni_enabled().
+void int8_lookup(const int8_t* table, const int8_t* src, int8_t* dst, size_t n);
 
 }  // namespace mt::cpu

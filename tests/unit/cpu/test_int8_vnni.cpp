@@ -204,6 +204,22 @@ TEST_CASE("cpu int8 vnni conv and depthwise: equal a plain loop") {
   pthreadpool_destroy(two);
 }
 
+TEST_CASE("cpu int8 vnni lookup: equals indexing the table, at lengths around its 64-byte steps") {
+  if (!cpu::int8_vnni_enabled()) {
+    MESSAGE("skipped: this CPU has no AVX512-VBMI");
+    return;
+  }
+  const std::vector<int8_t> table = random_int8(256, 1), src = random_int8(200, 2);
+  for (size_t n : {0, 1, 63, 64, 65, 128, 200}) {
+    std::vector<int8_t> dst(n + 8, 99);
+    cpu::int8_lookup(table.data(), src.data(), dst.data(), n);
+    for (size_t i = 0; i < n; ++i)
+      if (dst[i] != table[static_cast<size_t>(src[i] + 128)]) FAIL_CHECK("n=" << n << " at " << i);
+    for (size_t i = n; i < n + 8; ++i)
+      if (dst[i] != 99) FAIL_CHECK("n=" << n << ": wrote past the end at " << i);
+  }
+}
+
 TEST_CASE("cpu int8 vnni: MT_CPU_INT8_VNNI=0 turns it off; other values are usage errors") {
   setenv("MT_CPU_INT8_VNNI", "0", 1);
   CHECK_FALSE(cpu::int8_vnni_enabled());
