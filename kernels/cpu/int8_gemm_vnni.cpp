@@ -1,7 +1,8 @@
 // The u8 x s8 GEMM of int8_vnni.h. The micro-kernel computes up to 8 rows by one 32-column panel:
 // per step of 4 k values it loads the panel's 32x4 weights (two registers) once and, per row,
-// broadcasts 4 input bytes flipped to unsigned (one vpxord with a broadcast operand) into two
-// vpdpbusd, 64 multiply-adds each. A convolution is the same GEMM whose rows are gathered tap by
+// broadcasts 4 input bytes into two vpdpbusd, 64 multiply-adds each. The input was flipped to
+// unsigned once per layer (int8_flip): flipping each broadcast instead (one vpxord) cost 20% of
+// the kernel's throughput on ResNet18's 3x3 shapes (CPU time, 400 -> 490 GOPS without it). A convolution is the same GEMM whose rows are gathered tap by
 // tap from the NHWC input (an indirect GEMM: no im2col copy), as packed_gemm.cpp does for fp32.
 #include <algorithm>
 #include <cstring>
@@ -84,7 +85,7 @@ namespace {
 // Rows [0, R) of C's columns [0, 32) (stores masked by mask0/mask1) from one panel. Row r's k
 // values come in `taps` runs of `steps` * 4 bytes, run t starting at rows[t * kRows + r].
 template <size_t R>
-MT_VNNI_TARGET void micro_kernel(size_t taps, size_t steps, const int8_t* const* rows, const int8_t* panel,
+MT_VNNI_TARGET void micro_kernel(size_t taps, size_t steps, const uint8_t* const* rows, const int8_t* panel,
                                  const int32_t* bias, const float* multipliers, const Int8Output& out, int8_t* c,
                                  size_t ldc, __mmask16 mask0, __mmask16 mask1) {
   __m512i acc0[R], acc1[R];
@@ -94,9 +95,8 @@ MT_VNNI_TARGET void micro_kernel(size_t taps, size_t steps, const int8_t* const*
     acc0[r] = bias0;
     acc1[r] = bias1;
   }
-  const __m512i flip = _mm512_set1_epi32(static_cast<int32_t>(0x80808080u));
   for (size_t t = 0; t < taps; ++t, rows += kRows) {
-    const int8_t* row[R];
+    const uint8_t* row[R];
 #pragma GCC unroll 8
     for (size_t r = 0; r < R; ++r) row[r] = rows[r];
     for (size_t i = 0; i < steps; ++i) {
@@ -106,7 +106,7 @@ MT_VNNI_TARGET void micro_kernel(size_t taps, size_t steps, const int8_t* const*
       for (size_t r = 0; r < R; ++r) {
         int32_t four;
         std::memcpy(&four, row[r] + 4 * i, sizeof(four));
-        const __m512i x = _mm512_xor_si512(_mm512_set1_epi32(four), flip);
+        const __m512i x = _mm512_set1_epi32(four);
         acc0[r] = _mm512_dpbusd_epi32(acc0[r], x, b0);
         acc1[r] = _mm512_dpbusd_epi32(acc1[r], x, b1);
       }
@@ -121,7 +121,7 @@ MT_VNNI_TARGET void micro_kernel(size_t taps, size_t steps, const int8_t* const*
   }
 }
 
-using MicroKernel = void (*)(size_t, size_t, const int8_t* const*, const int8_t*, const int32_t*, const float*,
+using MicroKernel = void (*)(size_t, size_t, const uint8_t* const*, const int8_t*, const int32_t*, const float*,
                              const Int8Output&, int8_t*, size_t, __mmask16, __mmask16);
 constexpr MicroKernel kKernels[kRows + 1] = {nullptr,         micro_kernel<1>, micro_kernel<2>,
                                              micro_kernel<3>, micro_kernel<4>, micro_kernel<5>,
@@ -144,8 +144,8 @@ void run_blocks(const PackedInt8Gemm& w, size_t m, const Fill& fill, int8_t* c, 
   const size_t groups = (panels + group - 1) / group;
   const size_t steps = w.k / w.taps / 4;
   parallel_chunks(pool, groups * row_blocks, 4, [&](size_t begin, size_t end) {
-    const int8_t* rows[kMaxTaps * kRows];
-    alignas(64) int8_t scratch[kRows * kMaxGathered];
+    const uint8_t* rows[kMaxTaps * kRows];
+    alignas(64) uint8_t scratch[kRows * kMaxGathered];
     for (size_t unit = begin; unit < end; ++unit) {
       const size_t first = unit / row_blocks * group, r0 = unit % row_blocks * block;
       if (r0 >= m) continue;  // even blocks can leave the last one empty
@@ -164,10 +164,18 @@ void run_blocks(const PackedInt8Gemm& w, size_t m, const Fill& fill, int8_t* c, 
 #pragma GCC diagnostic pop
 #endif
 
-void int8_gemm(const PackedInt8Gemm& w, size_t m, const int8_t* a, size_t lda, int8_t* c, size_t ldc,
+void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool) {
+  parallel_chunks(pool, n, 65536, [x, u](size_t begin, size_t end) {
+    const int8_t* src = x;  // locals: GCC vectorizes the loop only when a store cannot change them
+    uint8_t* dst = u;
+    for (size_t i = begin; i < end; ++i) dst[i] = static_cast<uint8_t>(src[i] ^ 0x80);
+  });
+}
+
+void int8_gemm(const PackedInt8Gemm& w, size_t m, const uint8_t* a, size_t lda, int8_t* c, size_t ldc,
                pthreadpool_t pool) {
 #if defined(__x86_64__)
-  auto fill = [a, lda](size_t r0, size_t count, const int8_t** rows, int8_t*) {
+  auto fill = [a, lda](size_t r0, size_t count, const uint8_t** rows, uint8_t*) {
     for (size_t r = 0; r < count; ++r) rows[r] = a + (r0 + r) * lda;
   };
   run_blocks(w, m, fill, c, ldc, pool);
@@ -177,23 +185,23 @@ void int8_gemm(const PackedInt8Gemm& w, size_t m, const int8_t* a, size_t lda, i
 #endif
 }
 
-void int8_conv(const PackedInt8Gemm& w, const PackedConvShape& s, const int8_t* x, const int8_t* padding, int8_t* y,
+void int8_conv(const PackedInt8Gemm& w, const PackedConvShape& s, const uint8_t* x, const uint8_t* padding, int8_t* y,
                pthreadpool_t pool) {
 #if defined(__x86_64__)
   auto pixel = [&s, x](size_t n, int64_t iy, int64_t ix) {
     return x + ((n * s.h + static_cast<size_t>(iy)) * s.w + static_cast<size_t>(ix)) * s.channels;
   };
   if (w.taps == 1 && s.kernel_h * s.kernel_w > 1) {  // gathered: one contiguous row of taps x channels per pixel
-    auto gather = [&s, &pixel, padding](size_t r0, size_t count, const int8_t** rows, int8_t* scratch) {
+    auto gather = [&s, &pixel, padding](size_t r0, size_t count, const uint8_t** rows, uint8_t* scratch) {
       const size_t c = s.channels, span = s.kernel_w * c;  // bytes per kernel row
       for (size_t r = 0; r < count; ++r) {
         const ConvWindow win = window_of(s, r0 + r);
         // The kernel row's pixels adjacent and all inside: one copy per kernel row.
         const bool whole = s.dilation_w == 1 && win.left >= 0 &&
                            win.left + static_cast<int64_t>(s.kernel_w) <= static_cast<int64_t>(s.w);
-        int8_t* row = scratch + r * kMaxGathered;
+        uint8_t* row = scratch + r * kMaxGathered;
         for (size_t ky = 0; ky < s.kernel_h; ++ky) {
-          int8_t* dst = row + ky * span;
+          uint8_t* dst = row + ky * span;
           const int64_t iy = win.top + static_cast<int64_t>(ky * s.dilation_h);
           if (inside(iy, s.h) && whole) {
             std::memcpy(dst, pixel(win.n, iy, win.left), span);
@@ -210,7 +218,7 @@ void int8_conv(const PackedInt8Gemm& w, const PackedConvShape& s, const int8_t* 
     };
     return run_blocks(w, s.n * s.out_h * s.out_w, gather, y, w.n, pool);
   }
-  auto fill = [&s, &pixel, padding](size_t r0, size_t count, const int8_t** rows, int8_t*) {
+  auto fill = [&s, &pixel, padding](size_t r0, size_t count, const uint8_t** rows, uint8_t*) {
     for (size_t r = 0; r < count; ++r) {
       const ConvWindow win = window_of(s, r0 + r);
       for (size_t ky = 0, t = 0; ky < s.kernel_h; ++ky) {

@@ -5,9 +5,10 @@
 //
 // Arithmetic (the reference int8 kernels', kernels/reference/quantized.h): acc = bias[c] + sum of
 // w * (x - x_zero) in exact int32, y = clamp(float(acc) * multiplier[c], lo - y_zero, hi - y_zero)
-// rounded half to even, plus y_zero. The GEMM reads x as unsigned (x + 128, one XOR per load):
-// sum w * (x - x_zero) = sum w * (x + 128) - (128 + x_zero) * sum w, so the packed bias is
-// bias - (128 + x_zero) * sum w, computed at planning. Padding reads a pixel of x_zero values.
+// rounded half to even, plus y_zero. The GEMM reads x as unsigned bytes x + 128 (int8_flip, one
+// pass over the input per layer): sum w * (x - x_zero) = sum w * (x + 128) - (128 + x_zero) * sum w,
+// so the packed bias is bias - (128 + x_zero) * sum w, computed at planning. Padding reads a pixel
+// of x_zero values (flipped too, for the GEMM).
 #pragma once
 
 #include <pthreadpool.h>
@@ -49,10 +50,14 @@ size_t int8_gemm_bytes(size_t taps, size_t channels, size_t n);
 PackedInt8Gemm pack_int8_gemm(void* memory, const int8_t* w, const int32_t* bias, const float* multipliers,
                               size_t taps, size_t channels, size_t n, int32_t x_zero, Int8Output out);
 
+// u[i] = x[i] + 128 as unsigned bytes (x XOR 0x80): the input the GEMM reads. Any CPU.
+void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool);
+
 // C[m x n] (row stride ldc) = requantize(A[m x channels] (row stride lda) B + bias), split across
-// the pool's threads. A's rows are read in 4-byte steps up to round_up(channels, 4): up to 3 bytes
-// past the last row (memory XNNPACK may over-read). Requires int8_vnni_enabled(), taps == 1.
-void int8_gemm(const PackedInt8Gemm& weights, size_t m, const int8_t* a, size_t lda, int8_t* c, size_t ldc,
+// the pool's threads; A flipped (int8_flip). A's rows are read in 4-byte steps up to
+// round_up(channels, 4): up to 3 bytes past the last row (memory XNNPACK may over-read).
+// Requires int8_vnni_enabled(), taps == 1.
+void int8_gemm(const PackedInt8Gemm& weights, size_t m, const uint8_t* a, size_t lda, int8_t* c, size_t ldc,
                pthreadpool_t pool);
 
 // Whether int8_conv takes a kernel of this size (at most 64 taps).
@@ -65,9 +70,9 @@ bool int8_conv_fits(size_t kernel_h, size_t kernel_w);
 bool int8_conv_gathers(size_t kernel_h, size_t kernel_w, size_t channels);
 
 // y (NHWC, weights.n channels) = requantize(conv(x) + bias) as an indirect GEMM over x's pixels
-// (one group), gathered when weights.taps is 1 for a larger kernel (int8_conv_gathers).
-// `padding` holds round_up(channels, 4) bytes of the input zero point.
-void int8_conv(const PackedInt8Gemm& weights, const PackedConvShape& shape, const int8_t* x, const int8_t* padding,
+// (one group), gathered when weights.taps is 1 for a larger kernel (int8_conv_gathers). x is
+// flipped (int8_flip); `padding` holds round_up(channels, 4) bytes of the flipped input zero point.
+void int8_conv(const PackedInt8Gemm& weights, const PackedConvShape& shape, const uint8_t* x, const uint8_t* padding,
                int8_t* y, pthreadpool_t pool);
 
 // Depthwise weights (one input channel per group, multiplier 1), 3x3 or 5x5: per block of 16

@@ -1,8 +1,10 @@
 // Planning int8 conv2d and linear onto the AVX512-VNNI kernels of int8_vnni.h: weights packed once
 // here (bias folded with the input zero point, one float multiplier x_scale * w_scale / y_scale per
 // output channel, formed as the reference forms it), the fused clamp from the node's act_min /
-// act_max. Inputs the GEMM reads in 4-byte steps come from memory that may be over-read.
+// act_max. The GEMMs read their input flipped to unsigned (int8_flip) from a scratch buffer of the
+// arena, which may be over-read.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/int8_vnni.h"
@@ -28,11 +30,18 @@ Int8Output output_of(NodeContext& c) {
 
 const int32_t* bias_of(NodeContext& c) { return c.has_input(2) ? c.constant(2).as<int32_t>().data() : nullptr; }
 
-// `bytes` of plan memory holding the input zero point: the padding pixel.
-const int8_t* padding_pixel(NodeContext& c, size_t bytes) {
+// `bytes` of plan memory holding the input zero point: the padding pixel (flipped for the GEMM).
+const int8_t* padding_pixel(NodeContext& c, size_t bytes, bool flipped) {
   auto* p = static_cast<int8_t*>(c.keep(bytes));
-  std::fill_n(p, bytes, static_cast<int8_t>(int8_params(c.input_info(0)).zero_point));
+  const auto zero = static_cast<uint8_t>(int8_params(c.input_info(0)).zero_point);
+  std::fill_n(p, bytes, static_cast<int8_t>(flipped ? zero ^ 0x80 : zero));
   return p;
+}
+
+// Input 0 in `layout` and a scratch buffer for its flipped bytes.
+std::pair<Value, Value> gemm_input(NodeContext& c, const Layout& layout) {
+  const Value x = c.input(0, layout);
+  return {x, c.scratch(count_of(x))};
 }
 
 size_t to_size(int64_t v) { return static_cast<size_t>(v); }
@@ -60,7 +69,7 @@ bool plan_conv2d_int8_vnni(NodeContext& c, const int8_t* ohwi) {
   if (depthwise) {
     const PackedInt8Depthwise w = pack_int8_depthwise(c.keep(int8_depthwise_bytes(kh, channels)), ohwi, bias_of(c),
                                                       multipliers.data(), kh, channels, x_zero, output_of(c));
-    const int8_t* padding = padding_pixel(c, channels);
+    const int8_t* padding = padding_pixel(c, channels, false);
     const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
     const Value x = c.input(0, nhwc_layout());
     const Value y = c.output(0, nhwc_layout());
@@ -76,21 +85,25 @@ bool plan_conv2d_int8_vnni(NodeContext& c, const int8_t* ohwi) {
   const size_t taps = gathered ? 1 : kh * kw, run = gathered ? kh * kw * channels : channels;
   const PackedInt8Gemm w = pack_int8_gemm(c.keep(int8_gemm_bytes(taps, run, out_channels)), ohwi, bias_of(c),
                                           multipliers.data(), taps, run, out_channels, x_zero, output_of(c));
-  const Value x = c.xnn_input(0, nhwc_layout());
+  const auto [x, flipped] = gemm_input(c, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
+  const size_t bytes = count_of(x);
   const bool pointwise = kh * kw == 1 && strides[0] == 1 && strides[1] == 1 &&
                          std::all_of(pads.begin(), pads.end(), [](int64_t v) { return v == 0; });
   if (pointwise) {  // one GEMM over the pixels
-    const size_t pixels = count_of(x) / channels;
-    c.add_kernel({x, y}, [w, pixels, channels, out_channels](Pointers p, pthreadpool_t pool) {
-      int8_gemm(w, pixels, static_cast<const int8_t*>(p[0]), channels, static_cast<int8_t*>(p[1]), out_channels,
-                pool);
+    const size_t pixels = bytes / channels;
+    c.add_kernel({x, y, flipped}, [w, bytes, pixels, channels, out_channels](Pointers p, pthreadpool_t pool) {
+      auto* u = static_cast<uint8_t*>(p[2]);
+      int8_flip(static_cast<const int8_t*>(p[0]), u, bytes, pool);
+      int8_gemm(w, pixels, u, channels, static_cast<int8_t*>(p[1]), out_channels, pool);
     });
     return true;
   }
-  const int8_t* padding = padding_pixel(c, (channels + 3) / 4 * 4);
-  c.add_kernel({x, y}, [w, shape, padding](Pointers p, pthreadpool_t pool) {
-    int8_conv(w, shape, static_cast<const int8_t*>(p[0]), padding, static_cast<int8_t*>(p[1]), pool);
+  const auto* padding = reinterpret_cast<const uint8_t*>(padding_pixel(c, (channels + 3) / 4 * 4, true));
+  c.add_kernel({x, y, flipped}, [w, shape, padding, bytes](Pointers p, pthreadpool_t pool) {
+    auto* u = static_cast<uint8_t*>(p[2]);
+    int8_flip(static_cast<const int8_t*>(p[0]), u, bytes, pool);
+    int8_conv(w, shape, u, padding, static_cast<int8_t*>(p[1]), pool);
   });
   return true;
 }
@@ -104,11 +117,13 @@ void plan_linear_int8_vnni(NodeContext& c) {
                                           bias_of(c), multipliers.data(), 1, k, n,
                                           int8_params(c.input_info(0)).zero_point, output_of(c));
   const size_t rank = c.input_info(0).shape.size();
-  const Value x = c.xnn_input(0, identity_layout(rank));
+  const auto [x, flipped] = gemm_input(c, identity_layout(rank));
   const Value y = c.output(0, identity_layout(rank));
-  const size_t rows = k == 0 ? 0 : count_of(x) / k;
-  c.add_kernel({x, y}, [w, rows, k, n](Pointers p, pthreadpool_t pool) {
-    int8_gemm(w, rows, static_cast<const int8_t*>(p[0]), k, static_cast<int8_t*>(p[1]), n, pool);
+  const size_t bytes = count_of(x), rows = k == 0 ? 0 : bytes / k;
+  c.add_kernel({x, y, flipped}, [w, bytes, rows, k, n](Pointers p, pthreadpool_t pool) {
+    auto* u = static_cast<uint8_t*>(p[2]);
+    int8_flip(static_cast<const int8_t*>(p[0]), u, bytes, pool);
+    int8_gemm(w, rows, u, k, static_cast<int8_t*>(p[1]), n, pool);
   });
 }
 

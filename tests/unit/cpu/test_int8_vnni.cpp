@@ -61,7 +61,9 @@ size_t check_gemm(size_t m, size_t n, size_t k, int32_t x_zero, bool with_bias, 
   const cpu::OwnedBlock memory(cpu::int8_gemm_bytes(1, k, n));
   const cpu::PackedInt8Gemm packed = cpu::pack_int8_gemm(memory.data(), w.data(), with_bias ? bias.data() : nullptr,
                                                          multipliers.data(), 1, k, n, x_zero, out);
-  cpu::int8_gemm(packed, m, a.data(), lda, c.data(), ldc, pool);
+  std::vector<uint8_t> flipped(a.size());
+  cpu::int8_flip(a.data(), flipped.data(), a.size(), pool);
+  cpu::int8_gemm(packed, m, flipped.data(), lda, c.data(), ldc, pool);
   const std::string shape = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
                             " x_zero=" + std::to_string(x_zero);
   size_t inside_range = 0;
@@ -171,7 +173,10 @@ void check_conv(const cpu::PackedConvShape& s, size_t out_channels, bool depthwi
     const cpu::OwnedBlock memory(cpu::int8_gemm_bytes(runs, run, out_channels));
     const cpu::PackedInt8Gemm packed = cpu::pack_int8_gemm(memory.data(), w.data(), bias.data(), multipliers.data(),
                                                            runs, run, out_channels, x_zero, out);
-    cpu::int8_conv(packed, s, x.data(), padding.data(), got.data(), pool);
+    std::vector<uint8_t> flipped(x.size()), flipped_padding(padding.size());
+    cpu::int8_flip(x.data(), flipped.data(), x.size(), pool);
+    cpu::int8_flip(padding.data(), flipped_padding.data(), padding.size(), nullptr);
+    cpu::int8_conv(packed, s, flipped.data(), flipped_padding.data(), got.data(), pool);
   }
   const std::string what = std::string(depthwise ? "depthwise" : "conv") + " " + std::to_string(s.kernel_h) + "x" +
                            std::to_string(s.kernel_w) + " channels " + std::to_string(s.channels) + " stride " +
