@@ -72,7 +72,9 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
 #if defined(__x86_64__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"  // _mm512_min_ps/max_ps, as in int8_gemm_vnni.cpp
+#if !defined(__clang__)  // a GCC-only warning group
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 namespace {
 
 // Widens input row iy of image n (the padding's x_zero outside the image) into `row`: column i

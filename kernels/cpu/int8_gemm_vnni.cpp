@@ -79,7 +79,9 @@ bool int8_conv_gathers(size_t kernel_h, size_t kernel_w, size_t channels) {
 // pass-through operand is _mm512_undefined_ps(), on purpose.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // a GCC-only warning group
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 namespace {
 
 // Rows [0, R) of C's columns [0, 32) (stores masked by mask0/mask1) from one panel. Row r's k

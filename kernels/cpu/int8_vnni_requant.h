@@ -16,7 +16,9 @@
 // pass-through operand is _mm512_undefined_ps(), on purpose.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // a GCC-only warning group
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 namespace mt::cpu::vnni {
 
 // The clamp and zero point of Int8Output as vectors.
