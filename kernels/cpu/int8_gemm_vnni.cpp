@@ -109,8 +109,11 @@ MT_VNNI_TARGET void micro_kernel(size_t taps, size_t steps, const uint8_t* const
         int32_t four;
         std::memcpy(&four, row[r] + 4 * i, sizeof(four));
         const __m512i x = _mm512_set1_epi32(four);
-        acc0[r] = _mm512_dpbusd_epi32(acc0[r], x, b0);
-        acc1[r] = _mm512_dpbusd_epi32(acc1[r], x, b1);
+        // acc += x (u8) . b (s8): vpdpbusd written out, because with the intrinsic GCC 12 copied
+        // the 16 accumulators between registers every step (346 vmovdqa in this file, spills
+        // too; 122 and none so): +17-30% on ResNet18's and MobileNetV2's shapes (CPU time).
+        asm("vpdpbusd %2, %1, %0" : "+v"(acc0[r]) : "v"(x), "v"(b0));
+        asm("vpdpbusd %2, %1, %0" : "+v"(acc1[r]) : "v"(x), "v"(b1));
       }
     }
   }
