@@ -8,15 +8,27 @@ Runners, each timing the same model with the same input (input.npy of scripts/ex
                    (torchvision.models.quantization: fuse, prepare, calibrate, convert)
   onnxruntime      ONNX Runtime's CPU execution provider on the same ONNX file, through the npm
                    package onnxruntime-node (installed here with npm install --ignore-scripts)
+  onnxruntime-int8 ONNX Runtime on the QDQ export of the same torchvision model quantized by PyTorch
+                   (scripts/mt_models/quantized.py: qnnpack qconfig, image-like calibration)
   mt               the mt pipeline that exists in the build: mt-convert | mt-fuse | mt-prepack
                    (each step when its tool is built), then mt-bench --device cpu --format json
+  mt-int8          mt-convert | mt-fuse | mt-quantize --calibration input.npy | mt-prepack of the
+                   fp32 model, on the cpu backend's own AVX512-VNNI int8 kernels where the CPU has them
+  mt-int8-xnnpack  the same int8 model with MT_CPU_INT8_VNNI=0 (XNNPACK's int8 operators)
+
+Every table row also gives the model's operation count (mt-bench --profile: 2 per multiply-add)
+as GOPS at 1 thread for the fp32 and int8 runners.
 
 Every runner is a separate process timing a warm-up and then a fixed number of runs; the table
 shows medians. For each model and thread count the runners go in a rotated order, so slow drifts
-of the machine (other load, heat) fall on all of them alike. Not a test: no thresholds.
+of the machine (other load, heat) fall on all of them alike. With --cpu-time every 1-thread runner
+is also measured in CPU time per inference, which other load on the machine hardly moves. Not a
+test: no thresholds.
 
     /usr/bin/python3 scripts/compare_peers.py --mt-bin build/tools
     /usr/bin/python3 scripts/compare_peers.py --models resnet18 --threads 1 --iterations 10
+    /usr/bin/python3 scripts/compare_peers.py --models mobilenet_v2,resnet18 --cpu-time \
+        --runners onnxruntime,onnxruntime-int8,mt,mt-int8,mt-int8-xnnpack
 """
 import argparse
 import datetime
@@ -24,6 +36,7 @@ import json
 import os
 import pathlib
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,9 +51,13 @@ MODELS = ["mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "efficie
           "deeplabv3_mobilenet_v3_large"]
 # torchvision.models.quantization has these (with fuse_model() and qnnpack support).
 QUANTIZABLE = {"mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "shufflenet_v2_x1_0"}  # = quantized.QUANTIZABLE
-RUNNERS = ["torch-lite", "torch-lite-int8", "onnxruntime", "mt"]
+RUNNERS = ["torch-lite", "torch-lite-int8", "onnxruntime", "onnxruntime-int8", "mt", "mt-int8", "mt-int8-xnnpack"]
 LABELS = {"torch-lite": "PyTorch lite fp32", "torch-lite-int8": "PyTorch lite qnnpack int8",
-          "onnxruntime": "ONNX Runtime (CPU)", "mt": "mt cpu"}
+          "onnxruntime": "ONNX Runtime (CPU)", "onnxruntime-int8": "ONNX Runtime int8 (QDQ)", "mt": "mt cpu",
+          "mt-int8": "mt cpu int8", "mt-int8-xnnpack": "mt cpu int8 XNNPACK"}
+# Models with a QDQ export (scripts/mt_models/quantized.py QUANTIZABLE): the onnxruntime-int8 runner's files.
+QDQ = {"mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50"}
+MT_INT8_RUNNERS = ("mt-int8", "mt-int8-xnnpack")
 ORT_PACKAGE = "onnxruntime-node@1.30.0"
 CALIBRATION_BATCHES = 4
 
@@ -203,7 +220,7 @@ def find_mt_tools(mt_bin):
     required; mt-fuse and mt-prepack join the pipeline when built."""
     dirs = [pathlib.Path(mt_bin)] if mt_bin else [ROOT / "build" / "tools"]
     tools = {}
-    for tool in ("mt-convert", "mt-fuse", "mt-prepack", "mt-bench"):
+    for tool in ("mt-convert", "mt-fuse", "mt-quantize", "mt-prepack", "mt-bench"):
         found = next((str(d / tool) for d in dirs if (d / tool).is_file() and os.access(d / tool, os.X_OK)), None)
         tools[tool] = found or shutil.which(tool)
     missing = [t for t in ("mt-convert", "mt-bench") if tools[t] is None]
@@ -212,22 +229,25 @@ def find_mt_tools(mt_bin):
     return tools
 
 
-def mt_pipeline(tools) -> list:
+def mt_pipeline(tools, int8: bool = False) -> list:
+    """The steps that build an mt model from {onnx}; int8 adds mt-quantize calibrated on {input}."""
     steps = [[tools["mt-convert"], "{onnx}"]]
     if tools["mt-fuse"]:
         steps.append([tools["mt-fuse"]])
+    if int8:
+        steps.append([tools["mt-quantize"], "--calibration", "{input}"])
     if tools["mt-prepack"]:
         steps.append([tools["mt-prepack"], "--backend", "cpu"])
     return steps
 
 
-def build_mt_model(steps, onnx_path: pathlib.Path, out: pathlib.Path) -> None:
+def build_mt_model(steps, onnx_path: pathlib.Path, input_path: pathlib.Path, out: pathlib.Path) -> None:
     """Runs the pipeline as a shell would (each step reads the previous one's stdout)."""
     procs = []
     stdin = None
     with open(out.with_suffix(".tmp"), "wb") as sink:
         for i, step in enumerate(steps):
-            argv = [a.replace("{onnx}", str(onnx_path)) for a in step]
+            argv = [a.replace("{onnx}", str(onnx_path)).replace("{input}", str(input_path)) for a in step]
             last = i == len(steps) - 1
             p = subprocess.Popen(argv, stdin=stdin, stdout=sink if last else subprocess.PIPE, stderr=subprocess.PIPE)
             if stdin is not None:
@@ -243,8 +263,9 @@ def build_mt_model(steps, onnx_path: pathlib.Path, out: pathlib.Path) -> None:
 
 # ---------------------------------------------------------------------------------------------
 
-def run_json(argv, timeout: int) -> dict:
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+def run_json(argv, timeout: int, env=None) -> dict:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                          env=None if env is None else {**os.environ, **env})
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
         raise RuntimeError(reason[:300])
@@ -298,6 +319,9 @@ def parse_args():
     parser.add_argument("--out-md", type=pathlib.Path, default=ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--out-png", type=pathlib.Path, default=ROOT / "docs" / "benchmarks.png")
     parser.add_argument("--timeout", type=int, default=900, help="seconds allowed per runner invocation")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="also measure each runner's CPU time per inference at 1 thread (3 more pairs of runs; "
+                             "robust where other work loads the machine)")
     # Worker mode (used by the script itself).
     parser.add_argument("--worker", choices=("prepare-lite", "torch-lite"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
@@ -315,6 +339,8 @@ def parse_args():
     unknown = [r for r in args.runners if r not in RUNNERS]
     if unknown:
         parser.error(f"--runners: unknown {unknown}; choose from {RUNNERS}")
+    if args.cpu_time and args.iterations <= 2:
+        parser.error("--cpu-time needs --iterations above 2")
     return args
 
 
@@ -330,8 +356,11 @@ class Session:
         self.failures = {}  # (model, runner) -> reason
 
     def export_models(self):
-        log(f"exporting {', '.join(self.args.models)} into {self.models_dir} (skips models already current)")
-        subprocess.run([sys.executable, str(SCRIPTS / "export_models.py"), "--only", ",".join(self.args.models),
+        names = list(self.args.models)
+        if "onnxruntime-int8" in self.args.runners:
+            names += [f"{m}_qdq" for m in self.args.models if m in QDQ]
+        log(f"exporting {', '.join(names)} into {self.models_dir} (skips models already current)")
+        subprocess.run([sys.executable, str(SCRIPTS / "export_models.py"), "--only", ",".join(names),
                         "--out", str(self.models_dir)], check=True)
 
     def self_worker(self, *extra) -> list:
@@ -341,6 +370,12 @@ class Session:
         self.lite = {}
         self.mt_models = {}
         pipeline = mt_pipeline(tools) if "mt" in self.args.runners else []
+        int8 = any(r in self.args.runners for r in MT_INT8_RUNNERS)
+        if int8 and not tools.get("mt-quantize"):
+            int8 = False
+            for r in MT_INT8_RUNNERS:
+                self.notes[r] = "mt-quantize not built"
+        self.mt_ops = {}  # model -> operations of one inference (mt-bench --profile), for GOPS
         for model in self.args.models:
             d = self.models_dir / model
             for runner, int8 in (("torch-lite", False), ("torch-lite-int8", True)):
@@ -363,39 +398,81 @@ class Session:
                 out = self.work / "mt" / f"{model}.mt"
                 out.parent.mkdir(parents=True, exist_ok=True)
                 try:
-                    build_mt_model(pipeline, d / "model.onnx", out)  # always rebuilt: the tools may have changed
+                    build_mt_model(pipeline, d / "model.onnx", d / "input.npy", out)  # always rebuilt: the tools may have changed
                     self.mt_models[model] = out
-                except RuntimeError as e:
+                    self.mt_ops[model] = self.count_ops(tools, out)
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
                     self.failures[(model, "mt")] = f"pipeline failed: {e}"
+            if int8:
+                out = self.work / "mt" / f"{model}.int8.mt"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    build_mt_model(mt_pipeline(tools, int8=True), d / "model.onnx", d / "input.npy", out)
+                    for r in MT_INT8_RUNNERS:
+                        self.mt_models[(model, r)] = out
+                    if self.mt_ops.get(model) is None:
+                        self.mt_ops[model] = self.count_ops(tools, out)
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                    for r in MT_INT8_RUNNERS:
+                        self.failures[(model, r)] = f"pipeline failed: {e}"
         self.tools = tools
         self.ort_script = ort_script
 
-    def measure(self, model: str, threads: int, runner: str):
+    def count_ops(self, tools, model_file: pathlib.Path):
+        """Operations of one inference: the sum of mt-bench --profile's per-node FLOP counts (2 per
+        multiply-add; the same count for the fp32 and int8 models of a network)."""
+        report = run_json([tools["mt-bench"], str(model_file), "--device", "cpu", "--warmup", "0", "--iterations",
+                           "1", "--profile", "--format", "json", "-q"], self.args.timeout)
+        return sum(n.get("flops") or 0 for n in report["profile"]["nodes"]) or None
+
+    def measure(self, model: str, threads: int, runner: str, iterations: int = 0):
         a = self.args
+        iterations = iterations or a.iterations
         d = self.models_dir / model
         if runner in ("torch-lite", "torch-lite-int8"):
             if (model, runner) not in self.lite:
                 return None
             return run_json(self.self_worker("--worker", "torch-lite", "--model-file", str(self.lite[(model, runner)]),
                                              "--input", str(d / "input.npy"), "--threads", str(threads), "--warmup",
-                                             str(a.warmup), "--iterations", str(a.iterations),
+                                             str(a.warmup), "--iterations", str(iterations),
                                              *(["--int8"] if runner == "torch-lite-int8" else [])), a.timeout)
         if runner == "onnxruntime":
             if self.ort_script is None:
                 return None
             input_name = json.loads((d / "info.json").read_text())["input"]["name"]
             return run_json(["node", str(self.ort_script), str(d / "model.onnx"), str(d / "input.npy"), input_name,
-                             str(threads), str(a.warmup), str(a.iterations)], a.timeout)
-        if runner == "mt":
-            if model not in self.mt_models:
+                             str(threads), str(a.warmup), str(iterations)], a.timeout)
+        if runner == "onnxruntime-int8":
+            q = self.models_dir / f"{model}_qdq"
+            if self.ort_script is None or model not in QDQ:
                 return None
-            report = run_json([self.tools["mt-bench"], str(self.mt_models[model]), "--device", "cpu", "--threads",
-                               str(threads), "--warmup", str(a.warmup), "--iterations", str(a.iterations),
-                               "--input", f"{d / 'input.npy'}", "--format", "json", "-q"], a.timeout)
+            input_name = json.loads((q / "info.json").read_text())["input"]["name"]
+            return run_json(["node", str(self.ort_script), str(q / "model.onnx"), str(d / "input.npy"), input_name,
+                             str(threads), str(a.warmup), str(iterations)], a.timeout)
+        if runner in ("mt",) + MT_INT8_RUNNERS:
+            key = model if runner == "mt" else (model, runner)
+            if key not in self.mt_models:
+                return None
+            report = run_json([self.tools["mt-bench"], str(self.mt_models[key]), "--device", "cpu", "--threads",
+                               str(threads), "--warmup", str(a.warmup), "--iterations", str(iterations),
+                               "--input", f"{d / 'input.npy'}", "--format", "json", "-q"], a.timeout,
+                              env={"MT_CPU_INT8_VNNI": "0"} if runner == "mt-int8-xnnpack" else None)
             return {"samples_ms": report["timing"]["latency_ms"]["samples"],
                     "first_ms": report["timing"]["first_inference_ms"], "version": report["tool"]["git_describe"],
                     "peak_rss_bytes": report["memory"]["peak_rss_bytes"]}
         raise AssertionError(runner)
+
+    def cpu_per_inference(self, model: str, runner: str) -> float:
+        """CPU time (user + system) of one inference at 1 thread: the runner's CPU time over
+        --iterations runs minus that over 2 runs, divided by the difference (loading, planning and
+        warm-up cancel out). Unlike latency it hardly depends on other load on the machine."""
+        def cpu_of(iterations):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            self.measure(model, 1, runner, iterations)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        samples = [(cpu_of(self.args.iterations) - cpu_of(2)) / (self.args.iterations - 2) * 1e3 for _ in range(3)]
+        return statistics.median(samples)
 
     def run_all(self):
         order = list(self.args.runners)
@@ -416,6 +493,8 @@ class Session:
                     if result is None:
                         continue
                     result["median_ms"] = statistics.median(result["samples_ms"])
+                    if self.args.cpu_time and threads == 1:
+                        result["cpu_ms"] = self.cpu_per_inference(model, runner)
                     self.results[(model, threads, runner)] = result
                     log(f"{model} x{threads} {runner}: median {result['median_ms']:.2f} ms")
 
@@ -451,6 +530,12 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
         "`intraOpNumThreads = N`, sequential execution, all graph optimisations.",
         f"- **mt cpu**: mt {versions.get('mt', '?')}, pipeline `{pipeline_note}`, then `mt-bench --device cpu "
         "--threads N`.",
+        "- **ONNX Runtime int8 (QDQ)**: the same runtime on the QDQ export of torchvision's quantizable model "
+        "quantized by PyTorch (qnnpack qconfig, calibrated on image-like inputs; `scripts/mt_models/quantized.py`), "
+        "uint8 activations and per-channel int8 weights, where such an export exists.",
+        "- **mt cpu int8**: the fp32 pipeline with `mt-quantize --calibration input.npy` before `mt-prepack`, run "
+        "on the cpu backend's own AVX512-VNNI int8 kernels (`kernels/cpu/int8_vnni.h`) where the CPU has them; "
+        "**mt cpu int8 XNNPACK**: the same file with `MT_CPU_INT8_VNNI=0` (XNNPACK's qs8/qc8 operators).",
         "",
     ]
     for runner, reason in session.notes.items():
@@ -472,6 +557,7 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
                     cells.append("–")
             cells += [ratio_cell(medians[r], base) for r in runners if r != "torch-lite"]
             lines.append("| " + " | ".join(cells) + " |")
+    lines += int8_table(session)
     failures = sorted(session.failures.items())
     if failures:
         lines += ["", "Failures:", ""]
@@ -481,19 +567,73 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
     path.write_text("\n".join(lines))
 
 
+def int8_table(session: Session) -> list:
+    """int8 against ONNX Runtime int8 and against mt's own fp32, the 2-thread speedup, and GOPS."""
+    a = session.args
+    if not any(r in a.runners for r in MT_INT8_RUNNERS):
+        return []
+
+    def median(model, threads, runner):
+        return session.results.get((model, threads, runner), {}).get("median_ms")
+
+    def ms(v):
+        return f"{v:.2f}" if v is not None else "–"
+
+    def gops(model, v):
+        ops = session.mt_ops.get(model)
+        return f"{ops / v / 1e6:.0f}" if ops and v else "–"
+
+    lines = ["", "### int8", "",
+             "mt int8 against ONNX Runtime int8 on PyTorch's QDQ export of the same network, against mt's own fp32 "
+             "and against its XNNPACK int8 path; GOPS = operations of one inference (2 per multiply-add, from "
+             "`mt-bench --profile`) over the median. Speedup: the 1-thread median over the 2-thread one.", "",
+             "| model | threads | ONNX Runtime int8 | mt int8 XNNPACK | mt int8 | mt fp32 | mt int8 / ORT int8 | "
+             "mt int8 / mt fp32 | mt int8 / XNNPACK path | mt int8 speedup | GOPS mt int8 | GOPS mt fp32 |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for model in a.models:
+        for threads in a.threads:
+            ort, xnn = median(model, threads, "onnxruntime-int8"), median(model, threads, "mt-int8-xnnpack")
+            mine, fp32 = median(model, threads, "mt-int8"), median(model, threads, "mt")
+            one = median(model, 1, "mt-int8")
+            speedup = f"{one / mine:.2f}" if one and mine and threads != 1 else "–"
+            lines.append(f"| {model} | {threads} | {ms(ort)} | {ms(xnn)} | {ms(mine)} | {ms(fp32)} | "
+                         f"{ratio_cell(mine, ort)} | {ratio_cell(mine, fp32)} | {ratio_cell(mine, xnn)} | {speedup} | "
+                         f"{gops(model, mine)} | {gops(model, fp32)} |")
+    if not a.cpu_time:
+        return lines
+
+    def cpu(model, runner):
+        return session.results.get((model, 1, runner), {}).get("cpu_ms")
+
+    lines += ["", "CPU time per inference at 1 thread (`--cpu-time`: user + system time of N runs minus that of 2, "
+              "over N - 2; median of 3), in ms: unlike latency it hardly moves with other load on the machine.", "",
+              "| model | ONNX Runtime int8 | mt int8 XNNPACK | mt int8 | mt fp32 | ONNX Runtime fp32 | "
+              "mt int8 / ORT int8 | mt int8 / mt fp32 | mt int8 / XNNPACK path | GOPS mt int8 |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for model in a.models:
+        ort, xnn, mine = cpu(model, "onnxruntime-int8"), cpu(model, "mt-int8-xnnpack"), cpu(model, "mt-int8")
+        fp32, ort32 = cpu(model, "mt"), cpu(model, "onnxruntime")
+        lines.append(f"| {model} | {ms(ort)} | {ms(xnn)} | {ms(mine)} | {ms(fp32)} | {ms(ort32)} | "
+                     f"{ratio_cell(mine, ort)} | {ratio_cell(mine, fp32)} | {ratio_cell(mine, xnn)} | "
+                     f"{gops(model, mine)} |")
+    return lines
+
+
 def write_chart(session: Session, facts: dict, path: pathlib.Path):
     """Bars of each runner's median relative to PyTorch lite fp32 (1 = as fast; lower is faster), one
-    panel per thread count; the tick labels carry PyTorch's own median in ms."""
+    panel per thread count; the tick labels carry PyTorch's own median in ms. Without the PyTorch
+    runner (--runners), mt fp32 is the baseline instead."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     a = session.args
     runners = [r for r in RUNNERS if r in a.runners]
+    baseline = "torch-lite" if "torch-lite" in runners or "mt" not in runners else "mt"
     fig, axes = plt.subplots(len(a.threads), 1, figsize=(11, 3.8 * len(a.threads)), squeeze=False)
     width = 0.8 / len(runners)
     for row, threads in enumerate(a.threads):
         ax = axes[row][0]
-        base = {m: session.results.get((m, threads, "torch-lite"), {}).get("median_ms") for m in a.models}
+        base = {m: session.results.get((m, threads, baseline), {}).get("median_ms") for m in a.models}
         top = 1.0
         for i, r in enumerate(runners):
             xs, ys = [], []
@@ -509,12 +649,12 @@ def write_chart(session: Session, facts: dict, path: pathlib.Path):
         ax.set_xticks(range(len(a.models)))
         names = [m.replace("_", "_\n", 1) if len(m) > 18 else m for m in a.models]  # long names on two lines
         ax.set_xticklabels([f"{n}\n({base[m]:.0f} ms)" if base[m] else n for n, m in zip(names, a.models)], fontsize=8)
-        ax.set_ylabel("median / PyTorch lite fp32")
+        ax.set_ylabel(f"median / {LABELS[baseline]}")
         ax.set_title(f"{threads} thread{'s' if threads != 1 else ''}", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
         if row == 0:
             ax.legend(fontsize=8, ncol=len(runners), loc="upper left")
-    fig.suptitle(f"Median latency relative to PyTorch lite fp32 (lower is faster), batch 1, 224x224: "
+    fig.suptitle(f"Median latency relative to {LABELS[baseline]} (lower is faster), batch 1, 224x224: "
                  f"{facts['cpu']}, {facts['date'][:10]}", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -545,7 +685,8 @@ def main() -> int:
 
     versions = {"mt": git_describe()}
     for (model, threads, runner), result in session.results.items():
-        key = {"torch-lite": "torch", "torch-lite-int8": "torch", "onnxruntime": "onnxruntime"}.get(runner)
+        key = {"torch-lite": "torch", "torch-lite-int8": "torch", "onnxruntime": "onnxruntime",
+               "onnxruntime-int8": "onnxruntime"}.get(runner)
         if key:
             versions[key] = result.get("version", "?")
     facts = machine_facts()

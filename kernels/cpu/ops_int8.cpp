@@ -35,6 +35,11 @@ std::optional<std::string> check_int8_activation(const Graph& graph, const std::
 
 Int8Params int8_params(const TensorInfo& info) { return {info.quant->scales[0], info.quant->zero_points[0]}; }
 
+std::vector<float> int8_weight_scales(const TensorInfo& w) {
+  const size_t channels = static_cast<size_t>(w.shape[0]);
+  return w.quant->scales.size() == channels ? w.quant->scales : std::vector<float>(channels, w.quant->scales[0]);
+}
+
 std::pair<int8_t, int8_t> int8_output_bounds(const Node& node, Int8Params y) {
   constexpr double kFloatMax = std::numeric_limits<float>::max();
   const double lo = attr_float(node, "act_min"), hi = attr_float(node, "act_max");
@@ -69,11 +74,6 @@ std::optional<std::string> check_weights(const Graph& graph, const Node& node) {
   return std::nullopt;
 }
 
-std::vector<float> weight_scales(const TensorInfo& w) {
-  const size_t channels = static_cast<size_t>(w.shape[0]);
-  return w.quant->scales.size() == channels ? w.quant->scales : std::vector<float>(channels, w.quant->scales[0]);
-}
-
 struct ConvShape {
   uint32_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0, pb = 0, pr = 0, groups = 1;
   size_t group_in = 0, group_out = 0;
@@ -82,7 +82,7 @@ struct ConvShape {
 // Creates the qc8 convolution over NHWC input (OHWI weights per group, as XNNPACK reads them).
 xnn_operator_t create_qc8(NodeContext& c, const ConvShape& s, const int8_t* ohwi) {
   const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
-  const std::vector<float> scales = weight_scales(c.input_info(1));
+  const std::vector<float> scales = int8_weight_scales(c.input_info(1));
   const int32_t* bias = c.has_input(2) ? c.constant(2).as<int32_t>().data() : nullptr;
   const auto [lo, hi] = int8_output_bounds(c.node(), y);
   const size_t out_channels = s.group_out * s.groups;
@@ -133,6 +133,7 @@ void plan_conv2d_int8(NodeContext& c) {
           ohwi[(o * kernel + k) * s.group_in + i] = w[(o * s.group_in + i) * kernel + k];
     w = ohwi.data();
   }
+  if (c.int8_vnni() && plan_conv2d_int8_vnni(c, w)) return;
   xnn_operator_t op = create_qc8(c, s, w);
   const Value x = c.xnn_input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
@@ -151,6 +152,7 @@ std::optional<std::string> check_linear_int8(const Graph& graph, const Node& nod
 
 // Every row of X (row-major) is one 1x1 "image" of K channels: N = rows, H = W = 1.
 void plan_linear_int8(NodeContext& c) {
+  if (c.int8_vnni()) return plan_linear_int8_vnni(c);
   const Shape& w_shape = c.input_info(1).shape;  // N, K
   ConvShape s;
   s.group_in = static_cast<size_t>(w_shape[1]);

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernels/cpu/kernel_table.h"
 #include "lib/ir/tensor.h"
@@ -36,6 +37,13 @@ MT_CPU_INT8_OP(data_movement)
 
 #undef MT_CPU_INT8_OP
 
+// ops_int8_vnni.cpp: the int8 convs and linears that int8_vnni.h's AVX512-VNNI kernels run, for
+// plans where NodeContext::int8_vnni(). Convs: one group (1x1 as a GEMM, kxk up to 64 taps as an
+// indirect GEMM) and 3x3 / 5x5 depthwise; false leaves any other conv to XNNPACK. `ohwi`: the
+// weights in OHWI order. Linear: every shape.
+bool plan_conv2d_int8_vnni(NodeContext& context, const int8_t* ohwi);
+void plan_linear_int8_vnni(NodeContext& context);
+
 // Per-tensor scale and zero point of an int8 activation.
 struct Int8Params {
   float scale = 1.0f;
@@ -45,6 +53,8 @@ struct Int8Params {
 // nullopt if `tensor` is int8 with per-tensor parameters, else the reason.
 std::optional<std::string> check_int8_activation(const Graph& graph, const std::string& tensor);
 Int8Params int8_params(const TensorInfo& info);
+// The weights' per-output-channel scales (a per-tensor scale repeated).
+std::vector<float> int8_weight_scales(const TensorInfo& w);
 // The node's fused act_min / act_max clamp as int8 bounds of output parameters `y`.
 std::pair<int8_t, int8_t> int8_output_bounds(const Node& node, Int8Params y);
 

@@ -52,6 +52,13 @@ PackedWeights pack_gemm_weights(void* memory, const float* w, size_t ldw, const 
   return PackedWeights{.panels = p, .bias = b, .k = k, .n = n};
 }
 
+ConvWindow window_of(const PackedConvShape& s, size_t p) {
+  const size_t pixels = s.out_h * s.out_w, oy = p % pixels / s.out_w, ox = p % s.out_w;
+  return ConvWindow{.n = p / pixels,
+                    .top = static_cast<int64_t>(oy * s.stride_h) - s.pad_top,
+                    .left = static_cast<int64_t>(ox * s.stride_w) - s.pad_left};
+}
+
 #if defined(__x86_64__)
 // GCC 12 warns that _mm512_min_ps/_mm512_max_ps use an uninitialised value: their unused
 // pass-through operand is _mm512_undefined_ps(), on purpose.
@@ -141,21 +148,6 @@ void run_blocks(const PackedWeights& w, size_t m, size_t taps, const Fill& fill,
   });
 }
 
-// Output pixel p's receptive field: its image and the input coordinates of its top-left tap (negative
-// in the padding).
-struct Window {
-  size_t n;
-  int64_t top, left;
-};
-Window window_of(const PackedConvShape& s, size_t p) {
-  const size_t pixels = s.out_h * s.out_w, oy = p % pixels / s.out_w, ox = p % s.out_w;
-  return Window{.n = p / pixels,
-                .top = static_cast<int64_t>(oy * s.stride_h) - s.pad_top,
-                .left = static_cast<int64_t>(ox * s.stride_w) - s.pad_left};
-}
-
-bool inside(int64_t i, size_t size) { return i >= 0 && i < static_cast<int64_t>(size); }
-
 // Input pixel (iy, ix) of image n; both coordinates inside.
 const float* pixel_at(const PackedConvShape& s, const float* x, size_t n, int64_t iy, int64_t ix) {
   return x + ((n * s.h + static_cast<size_t>(iy)) * s.w + static_cast<size_t>(ix)) * s.channels;
@@ -197,7 +189,7 @@ void packed_conv(const PackedWeights& w, const PackedConvShape& s, const float* 
     auto gather = [&s, x, taps, c](size_t r0, size_t count, const float** rows, float* scratch) {
       const size_t span = s.kernel_w * c;  // floats per kernel row
       for (size_t r = 0; r < count; ++r) {
-        const Window win = window_of(s, r0 + r);
+        const ConvWindow win = window_of(s, r0 + r);
         // The kernel row's pixels adjacent and all inside: one copy per kernel row.
         const bool whole = s.dilation_w == 1 && win.left >= 0 &&
                            win.left + static_cast<int64_t>(s.kernel_w) <= static_cast<int64_t>(s.w);
@@ -224,7 +216,7 @@ void packed_conv(const PackedWeights& w, const PackedConvShape& s, const float* 
   }
   auto fill = [&s, x, zeros](size_t r0, size_t count, const float** rows, float*) {
     for (size_t r = 0; r < count; ++r) {
-      const Window win = window_of(s, r0 + r);
+      const ConvWindow win = window_of(s, r0 + r);
       for (size_t ky = 0, t = 0; ky < s.kernel_h; ++ky) {
         const int64_t iy = win.top + static_cast<int64_t>(ky * s.dilation_h);
         for (size_t kx = 0; kx < s.kernel_w; ++kx, ++t) {

@@ -48,6 +48,15 @@ struct PackedConvShape {
   int64_t pad_top, pad_left;
 };
 
+// Output pixel p's receptive field (p counts pixels of all images): its image and the input
+// coordinates of its top-left tap (negative in the padding). Shared with int8_vnni.h's convs.
+struct ConvWindow {
+  size_t n;
+  int64_t top, left;
+};
+ConvWindow window_of(const PackedConvShape& s, size_t p);
+inline bool inside(int64_t i, size_t size) { return i >= 0 && i < static_cast<int64_t>(size); }
+
 // Whether packed_conv takes this kernel size and input channel count: at most 64 taps from 16
 // channels, else 128 to 512 weights per output channel (gathered into contiguous rows).
 bool packed_conv_fits(size_t kernel_h, size_t kernel_w, size_t channels);

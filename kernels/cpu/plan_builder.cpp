@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "kernels/cpu/kernel_table.h"
+#include "kernels/cpu/int8_vnni.h"
 #include "kernels/cpu/packed_gemm.h"
 #include "kernels/cpu/permute.h"
 #include "kernels/cpu/prepack.h"
@@ -33,7 +34,7 @@ void OwnedBlock::Free::operator()(void* p) const { std::free(p); }
 
 PlanBuilder::PlanBuilder(const Graph& graph_, const PlanOptions& options_, pthreadpool_t pool_)
     : graph(graph_), options(options_), pool(pool_), winograd(winograd_enabled()),
-      packed_gemm(packed_gemm_enabled()) {
+      packed_gemm(packed_gemm_enabled()), int8_vnni(int8_vnni_enabled()) {
   for (const auto& name : graph.inputs) {
     const TensorInfo& info = graph.tensor(name);
     const int buffer = new_buffer(BufferKind::graph_input, info.byte_size());

@@ -76,6 +76,7 @@ class PlanBuilder {
   pthreadpool_t pool;
   const bool winograd;     // MT_CPU_WINOGRAD, read once per plan (winograd_conv.h)
   const bool packed_gemm;  // AVX-512F and MT_CPU_AVX512_GEMM, read once per plan (packed_gemm.h)
+  const bool int8_vnni;    // AVX512-VNNI and MT_CPU_INT8_VNNI, read once per plan (int8_vnni.h)
 
   std::vector<Buffer> buffers;
   std::vector<PlannedStep> steps;
@@ -114,6 +115,8 @@ class NodeContext {
   bool winograd() const { return builder_.winograd; }
   // Whether constant-weight GEMMs may run on packed_gemm.h instead of XNNPACK.
   bool packed_gemm() const { return builder_.packed_gemm; }
+  // Whether int8 convs and linears may run on int8_vnni.h's kernels instead of XNNPACK.
+  bool int8_vnni() const { return builder_.int8_vnni; }
 
   size_t num_inputs() const { return node_.inputs.size(); }
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }

@@ -39,15 +39,20 @@ void plan_quantize(NodeContext& c) {
     auto* out = static_cast<int8_t*>(p[1]);
     const float low = -128.0f - zero_point, high = 127.0f - zero_point;
     parallel_chunks(pool, n, 16384, [&](size_t begin, size_t end) {
+      // Locals, not captures: an int8 store might change a captured value as far as GCC knows,
+      // so it reloaded them per element instead of vectorizing the loop.
+      const float* src = in;
+      int8_t* dst = out;
+      const float s = scale, zero = zero_point, lo = low, hi = high;
       for (size_t i = begin; i < end; ++i) {
-        float v = in[i] / scale;
+        float v = src[i] / s;
         v = v != v ? 0.0f : v;  // NaN quantizes to the zero point
-        v = v < low ? low : (v > high ? high : v);
+        v = v < lo ? lo : (v > hi ? hi : v);
         // Round half to even as nearbyint does, without a libm call per element (so the loop
         // vectorizes): adding and subtracting 1.5 * 2^23 rounds any |v| < 2^22 in the default
         // rounding mode, and |v| <= 255 here.
         v = (v + 0x1.8p23f) - 0x1.8p23f;
-        out[i] = static_cast<int8_t>(v + zero_point);
+        dst[i] = static_cast<int8_t>(v + zero);
       }
     });
   });
@@ -64,7 +69,11 @@ void plan_dequantize(NodeContext& c) {
     const auto* in = static_cast<const int8_t*>(p[0]);
     auto* out = static_cast<float*>(p[1]);
     parallel_chunks(pool, n, 16384, [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) out[i] = scale * static_cast<float>(static_cast<int32_t>(in[i]) - zero_point);
+      const int8_t* src = in;  // locals, as in quantize
+      float* dst = out;
+      const float s = scale;
+      const int32_t zero = zero_point;
+      for (size_t i = begin; i < end; ++i) dst[i] = s * static_cast<float>(static_cast<int32_t>(src[i]) - zero);
     });
   });
 }

@@ -1,6 +1,8 @@
 // int8 cases of the quantized scheme (lib/quant): per-tensor asymmetric activations, weights
 // int8 symmetric per output channel, int32 bias. The reference int8 kernels are the oracle; the
-// cpu backend runs XNNPACK's qs8 / qc8 operators, whose requantization (fp32 multiplier, round
+// cpu backend runs its AVX512-VNNI kernels (int8_vnni.h) or XNNPACK's qs8 / qc8 operators (both
+// paths: tests/ops/CMakeLists.txt runs conv2d and linear again with MT_CPU_INT8_VNNI=0), whose
+// requantization (fp32 multiplier, round
 // half to even) is the reference's but may land one step away where a product falls on a
 // rounding boundary: integer tolerance 1 (one int8 step). Output scales are chosen so that most
 // outputs fall inside the int8 range (a case that only saturates would test nothing).
@@ -40,6 +42,7 @@ struct ConvInt8 {
   float y_scale;
   bool bias = true;
   bool relu = false;
+  Ints dilations = {1, 1};
 };
 
 }  // namespace
@@ -51,12 +54,31 @@ void add_int8_cases(CaseTable& t) {
       {"int8 depthwise 3x3 s2 relu", {1, 8, 10, 10}, {8, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, 8, 0.08f, true, true},
       {"int8 pointwise 8->12", {1, 8, 5, 6}, {12, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, 0.08f},
       {"int8 grouped 3x3 groups 2", {1, 8, 6, 6}, {6, 4, 3, 3}, {1, 1}, {1, 1, 1, 1}, 2, 0.2f},
+      // Edges of the AVX512-VNNI kernels (kernels/cpu/int8_vnni.h): channel counts off multiples
+      // of 4 (GEMM k steps) and 16 / 32 (depthwise blocks, GEMM panels), strides, padding,
+      // dilation, 3x3 and 5x5 depthwise, rows past an 8-row block.
+      {"int8 pointwise 17->33 odd channels", {1, 17, 5, 7}, {33, 17, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, 0.35f},
+      {"int8 pointwise 3->70 relu", {2, 3, 3, 5}, {70, 3, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, 0.15f, true, true},
+      {"int8 1x1 s2 12->20", {1, 12, 7, 7}, {20, 12, 1, 1}, {2, 2}, {0, 0, 0, 0}, 1, 0.3f},
+      {"int8 3x3 dilation 2 pads 2 13->19", {1, 13, 9, 8}, {19, 13, 3, 3}, {1, 1}, {2, 2, 2, 2}, 1, 0.6f, true, false,
+       {2, 2}},
+      {"int8 5x5 s2 pads 2 5->9 no bias", {1, 5, 11, 10}, {9, 5, 5, 5}, {2, 2}, {2, 2, 2, 2}, 1, 0.6f, false},
+      {"int8 7x7 s2 pads 3 stem 3->16 relu", {1, 3, 16, 16}, {16, 3, 7, 7}, {2, 2}, {3, 3, 3, 3}, 1, 0.6f, true,
+       true},
+      {"int8 depthwise 3x3 s1 pads 1, 19 channels", {2, 19, 7, 9}, {19, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 19, 0.25f},
+      {"int8 depthwise 3x3 s2 asymmetric pads, 40 channels", {1, 40, 9, 8}, {40, 1, 3, 3}, {2, 2}, {0, 0, 1, 1}, 40,
+       0.25f},
+      {"int8 depthwise 3x3 dilation 2, 5 channels no bias", {1, 5, 9, 9}, {5, 1, 3, 3}, {1, 1}, {2, 2, 2, 2}, 5,
+       0.25f, false, false, {2, 2}},
+      {"int8 depthwise 5x5 s1 pads 2, 37 channels relu", {1, 37, 8, 7}, {37, 1, 5, 5}, {1, 1}, {2, 2, 2, 2}, 37,
+       0.2f, true, true},
+      {"int8 depthwise 5x5 s2 pads 2, 24 channels", {1, 24, 11, 11}, {24, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, 24, 0.4f},
   };
   for (const ConvInt8& c : convs) {
     OpCase oc{.name = c.name, .output_quant = {per_tensor(c.y_scale, -5)}, .integer_tolerance = 1};
     oc.inputs = {int8_input(c.x, 0.05f, 3), int8_weights(c.w)};
     if (c.bias) oc.inputs.push_back(int32_bias(c.w[0]));
-    oc.attrs = {{"strides", c.strides}, {"pads", c.pads}, {"dilations", Ints{1, 1}}, {"group", c.group}};
+    oc.attrs = {{"strides", c.strides}, {"pads", c.pads}, {"dilations", c.dilations}, {"group", c.group}};
     if (c.relu) oc.attrs["act_min"] = 0.0;
     t.add("conv2d", std::move(oc));
   }
@@ -67,6 +89,13 @@ void add_int8_cases(CaseTable& t) {
                    .inputs = {int8_input({2, 3, 16}, 0.05f, 0), int8_weights({5, 16})},
                    .attrs = {{"act_min", 0.0}, {"act_max", 6.0}},
                    .output_quant = {per_tensor(0.05f, -128)}, .integer_tolerance = 1});
+  t.add("linear", {.name = "int8 odd k [11,37] x [19,37]^T + bias, relu",
+                   .inputs = {int8_input({11, 37}, 0.05f, 9), int8_weights({19, 37}), int32_bias(19)},
+                   .attrs = {{"act_min", 0.0}},
+                   .output_quant = {per_tensor(0.2f, -100)}, .integer_tolerance = 1});
+  t.add("linear", {.name = "int8 k 3, 40 outputs",
+                   .inputs = {int8_input({4, 3}, 0.05f, -100), int8_weights({40, 3})},
+                   .output_quant = {per_tensor(0.1f, 0)}, .integer_tolerance = 1});
   t.add("add", {.name = "int8 same shapes",
                 .inputs = {int8_input({1, 4, 5, 5}, 0.05f, 2), int8_input({1, 4, 5, 5}, 0.08f, -5)},
                 .output_quant = {per_tensor(0.1f, 0)}, .integer_tolerance = 1});
