@@ -68,3 +68,16 @@ Image.fromarray(photo, "RGB").save(out / "progressive.jpg", quality=85, progress
 Image.fromarray(photo[:, :, 1], "L").save(out / "gray.jpg", quality=90)
 Image.fromarray(rgb, "RGB").save(out / "rgb.ppm")
 Image.fromarray(rgb[:, :, 0], "L").save(out / "gray.pgm")
+
+# Hostile and unsupported files (no tensors: each must be refused with its own error).
+hostile = out / "hostile"
+hostile.mkdir(exist_ok=True)
+(hostile / "huge_header.png").write_bytes(png_chunks(100000, 100000, 8, 2, zlib.compress(b"\x00" * 64)))
+jpeg = bytearray((out / "rgb420.jpg").read_bytes())
+sof = jpeg.index(b"\xff\xc0")
+jpeg[sof + 5:sof + 9] = struct.pack(">HH", 60000, 60000)  # height, width
+(hostile / "huge_header.jpg").write_bytes(bytes(jpeg))
+(hostile / "truncated.png").write_bytes((out / "rgb.png").read_bytes()[:200])
+(hostile / "truncated.jpg").write_bytes((out / "rgb420.jpg").read_bytes()[:500])
+Image.fromarray(photo, "RGB").convert("CMYK").save(hostile / "cmyk.jpg")
+Image.fromarray(rgb, "RGB").save(hostile / "rgb.bmp")
