@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds, and runs every test: unit tests,
 # the op harness, and the integration tests on real models (exported by scripts/export_models.py);
-# then the sanitizer stage (scripts/test-sanitizers.sh).
+# then the sanitizer, fuzzing and ThreadSanitizer stages (scripts/test-*.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -16,3 +16,7 @@ ctest --test-dir build --output-on-failure -j"${MT_JOBS:-$(nproc)}" "$@"
 if [[ $# -eq 0 && ${MT_SKIP_SANITIZERS:-0} != 1 ]]; then
   scripts/test-sanitizers.sh
 fi
+# Each libFuzzer target for 30 s in the sanitizer build; MT_SKIP_FUZZ=1 skips it.
+[[ $# -gt 0 || ${MT_SKIP_FUZZ:-0} == 1 ]] || scripts/test-fuzz.sh
+# The concurrency tests under ThreadSanitizer (build-tsan); MT_SKIP_TSAN=1 skips it.
+[[ $# -gt 0 || ${MT_SKIP_TSAN:-0} == 1 ]] || scripts/test-tsan.sh
