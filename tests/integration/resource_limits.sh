@@ -19,34 +19,34 @@ trap cleanup EXIT
 out_dir="$work/written"
 mkdir -p "$out_dir"
 
-# The address space a tool needs for itself (libraries, heap) before any model: its peak under a
-# small model, plus a margin. The limits below are that plus what the case needs.
+# The address space mt-run needs for itself (libraries, heap, a small model): the smallest power of two
+# of MiB it runs under. The limits below are that plus what each case needs.
 small="$work/small.mt"
 mt-convert "$MT_TEST_MODELS/op_conv_bn_relu_opset13/model.onnx" -o "$small"
-base_kib=$(bash -c 'mt-run "$0" --random-input > /dev/null & pid=$!; peak=0
-  while kill -0 $pid 2> /dev/null; do v=$(awk "/VmPeak/ {print \$2}" /proc/$pid/status 2> /dev/null || echo 0); ((v > peak)) && peak=$v; sleep 0.01; done
-  echo $peak' "$small")
-((base_kib > 0)) || base_kib=$((512 * 1024))
-margin_kib=$((base_kib + 128 * 1024))
-echo "mt-run needs about $((base_kib / 1024)) MiB of address space for itself; limits below add to $((margin_kib / 1024)) MiB"
+base_kib=$((32 * 1024))
+until bash -c "ulimit -v $base_kib && exec mt-run '$small' --random-input" > /dev/null 2>&1; do
+  base_kib=$((base_kib * 2))
+  ((base_kib <= 8 * 1024 * 1024)) || fail "mt-run does not run on a small model even under an 8 GiB address-space limit"
+done
+echo "mt-run runs a small model in $((base_kib / 1024)) MiB of address space"
 
 # ---- a model file larger than the address space left: refused before mapping it ------------------
 # (Sparse: the size is all that is checked, so the test writes nothing to disk.)
 truncate -s 2G "$work/sparse.mt"
 expect 1 "not enough memory: mapping $work/sparse.mt needs 2147483648 bytes (2048.0 MiB)" \
-  bash -c "ulimit -v $margin_kib && exec mt-run '$work/sparse.mt' --random-input -o '$out_dir/y.npy'"
+  bash -c "ulimit -v $((base_kib + 128 * 1024)) && exec mt-run '$work/sparse.mt' --random-input -o '$out_dir/y.npy'"
 expect_no_output "$out_dir"
 grep -qF "available under the address-space limit (ulimit -v)" "$work/err" || fail "the limit is not named: $(cat "$work/err")"
 
 # ---- a planned arena larger than the memory available --------------------------------------------
-# x[1,16,32,32] resized 32x to [1,16,1024,1024] (256 MiB), then ReLU and a global average: an arena
+# x[1,16,32,32] resized 64x to [1,16,2048,2048] (256 MiB), then ReLU and a global average: an arena
 # of at least 256 MiB from a model of a few hundred bytes.
 /usr/bin/python3 - "$work/wide.onnx" << 'PY'
 import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-scales = numpy_helper.from_array(np.array([1, 1, 32, 32], np.float32), "scales")
+scales = numpy_helper.from_array(np.array([1, 1, 64, 64], np.float32), "scales")
 nodes = [helper.make_node("Resize", ["x", "", "scales"], ["big"], mode="nearest"),
          helper.make_node("Relu", ["big"], ["r"]),
          helper.make_node("GlobalAveragePool", ["r"], ["y"])]
@@ -57,10 +57,10 @@ PY
 mt-convert "$work/wide.onnx" -o "$work/wide.mt"
 for device in cpu reference; do
   expect 1 "not enough memory: the planned arena (intermediate tensors) needs" \
-    bash -c "ulimit -v $((margin_kib + 64 * 1024)) && exec mt-run '$work/wide.mt' --device $device --random-input -o '$out_dir/y.npy'"
+    bash -c "ulimit -v $((base_kib + 128 * 1024)) && exec mt-run '$work/wide.mt' --device $device --random-input -o '$out_dir/y.npy'"
   expect_no_output "$out_dir"
   # With room for it, the same model runs.
-  bash -c "ulimit -v $((margin_kib + 1536 * 1024)) && exec mt-run '$work/wide.mt' --device $device --random-input -o '$out_dir/y.npy'" \
+  bash -c "ulimit -v $((base_kib + 1536 * 1024)) && exec mt-run '$work/wide.mt' --device $device --random-input -o '$out_dir/y.npy'" \
     > /dev/null || fail "wide.mt on $device under a limit it fits in"
   [[ -s "$out_dir/y.npy" ]] || fail "wide.mt on $device wrote no output"
   rm "$out_dir/y.npy"
