@@ -17,9 +17,15 @@
 namespace mt {
 namespace {
 
+// A progressive JPEG may hold any number of scans, each a pass over the whole image: a small file
+// of thousands of scans takes minutes to decode. Real encoders write about 10; libjpeg-turbo's
+// own tools stop at 500 (tjDecompress with TJFLAG_LIMITSCANS), as does this.
+constexpr int kMaxScans = 500;
+
 struct JpegReader {
   jpeg_decompress_struct cinfo{};
   jpeg_error_mgr errors{};
+  jpeg_progress_mgr progress{};
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX] = "";
   bool created = false;
@@ -38,6 +44,14 @@ extern "C" void on_jpeg_error(j_common_ptr cinfo) {
 extern "C" void on_jpeg_message(j_common_ptr cinfo, int level) {
   // Level -1 is a warning; extraneous bytes before a marker are common in real files and harmless.
   if (level == -1 && cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA) on_jpeg_error(cinfo);
+}
+
+extern "C" void on_jpeg_progress(j_common_ptr cinfo) {
+  auto* decompress = reinterpret_cast<j_decompress_ptr>(cinfo);
+  if (decompress->input_scan_number <= kMaxScans) return;
+  auto* reader = reinterpret_cast<JpegReader*>(cinfo->client_data);
+  std::snprintf(reader->message, sizeof reader->message, "more than %d scans", kMaxScans);
+  std::longjmp(reader->jump, 1);
 }
 
 // Returns false after an error (the text in reader.message) or dimensions above max_pixels
@@ -77,8 +91,10 @@ DecodedImage decode_jpeg(std::span<const std::byte> bytes, const std::string& pa
   reader.errors.error_exit = on_jpeg_error;
   reader.errors.emit_message = on_jpeg_message;
   reader.cinfo.client_data = &reader;
+  reader.progress.progress_monitor = on_jpeg_progress;
   jpeg_create_decompress(&reader.cinfo);
   reader.created = true;
+  reader.cinfo.progress = &reader.progress;
   jpeg_mem_src(&reader.cinfo, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
   DecodedImage image;
   if (!read_jpeg(reader, image, channels, max_pixels)) {

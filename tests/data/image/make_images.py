@@ -81,3 +81,28 @@ jpeg[sof + 5:sof + 9] = struct.pack(">HH", 60000, 60000)  # height, width
 (hostile / "truncated.jpg").write_bytes((out / "rgb420.jpg").read_bytes()[:500])
 Image.fromarray(photo, "RGB").convert("CMYK").save(hostile / "cmyk.jpg")
 Image.fromarray(rgb, "RGB").save(hostile / "rgb.bmp")
+
+
+def progressive_gray_jpeg(scan_limit=None):
+  """An 8x8 black gray progressive JPEG written by hand with every scan successive approximation
+  allows: DC and each of the 63 AC coefficients on its own, first at bit 13, then refined bit by
+  bit (14 scans each, 896 in all). Valid, and each scan a full pass over the image: the decoder's
+  scan limit is what refuses it. scan_limit keeps only the first scans (a file that decodes)."""
+  def segment(marker, body):
+    return b"\xff" + bytes([marker]) + struct.pack(">H", len(body) + 2) + body
+  one_code = bytes([1] + [0] * 15) + b"\x00"  # one code of length 1 ('0') for symbol 0
+  data = b"\xff\xd8" + segment(0xDB, b"\x00" + b"\x01" * 64)
+  data += segment(0xC2, struct.pack(">BHHB", 8, 8, 8, 1) + b"\x01\x11\x00")
+  data += segment(0xC4, b"\x00" + one_code + b"\x10" + one_code)
+  scans = []
+  for first, last in [(0, 0)] + [(k, k) for k in range(1, 64)]:
+    scans.append((first, last, 0, 13))
+    scans += [(first, last, bit + 1, bit) for bit in range(12, -1, -1)]
+  for first, last, high, low in scans[:scan_limit]:
+    # Every scan codes its one block in one bit ('0': DC difference 0, end of band, no correction).
+    data += segment(0xDA, bytes([1, 1, 0x00, first, last, high << 4 | low])) + b"\x7f"
+  return data + b"\xff\xd9"
+
+
+(hostile / "many_scans.jpg").write_bytes(progressive_gray_jpeg())
+(out / "few_scans.jpg").write_bytes(progressive_gray_jpeg(scan_limit=30))

@@ -270,6 +270,14 @@ TEST_CASE("load_image: hostile, truncated and unsupported files") {
   expect_error("truncated.jpg", ExitCode::invalid_input, "cannot decode image: JPEG: Premature end of JPEG file");
   expect_error("cmyk.jpg", ExitCode::unsupported, "CMYK JPEG images are not supported; convert it to RGB");
   expect_error("rgb.bmp", ExitCode::unsupported, "BMP, GIF, PSD and HDR images are not supported; convert it to PNG");
+  // 896 valid progressive scans (make_images.py): refused at the 501st. Its first 30 scans alone
+  // decode, to the flat gray (128) the coefficients code.
+  expect_error("many_scans.jpg", ExitCode::invalid_input, "cannot decode image: JPEG: more than 500 scans");
+  ImagePreprocess gray;
+  gray.channels = 1;
+  const HostArray few = load_image(std::string(MT_SOURCE_DIR) + "/tests/data/image/few_scans.jpg", gray);
+  REQUIRE(few.shape == Shape{1, 1, 8, 8});
+  for (int i = 0; i < 64; ++i) CHECK(few.as<float>()[i] == doctest::Approx(128 / 255.0));
 }
 
 // Found by fuzzing stb_image (files in tests/data/fuzz/image), replayed against the new readers:
