@@ -36,7 +36,7 @@ for target in "${targets[@]}"; do
     [[ -d $dir ]] && regressions+=("$dir")
   done
   "$build/tests/fuzz/fuzz_$target" "$build/found/$target" "$build/corpus/$target" "${regressions[@]}" \
-    -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
+    -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 -print_funcs=0 \
     -artifact_prefix="$build/artifacts/${target}-" 2>&1 | grep -v -e '^#[0-9]' -e '# Uses: ' || status=1
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 done
