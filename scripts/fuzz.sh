@@ -3,7 +3,8 @@
 # by scripts/configure-asan.sh: clang, ASan + UBSan, coverage) and runs each for a bounded time from
 # its seed corpus of real files (made once by tests/fuzz/make_corpus.sh) and the regression inputs
 # under tests/data (tests/data/fuzz/TARGET; for images also tests/data/image).
-#   scripts/fuzz.sh [SECONDS_EACH] [TARGET...]     default 60 s each; targets: model npy image onnx
+#   scripts/fuzz.sh [SECONDS_EACH] [TARGET...]     default 60 s each; default targets: every
+#   tests/fuzz/fuzz_TARGET.cpp (model npy image onnx, and any added there)
 # CI runs it for 30 s each (scripts/test-fuzz.sh); longer runs find more.
 # A crash, sanitizer report, timeout (> 30 s per input: a large JPEG, or an ONNX graph folding a
 # million-element constant, takes seconds under the sanitizers and coverage) or allocation beyond
@@ -14,7 +15,9 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(model npy image onnx)
+if [[ ${#targets[@]} -eq 0 ]]; then
+  for source in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$source" .cpp | sed 's/^fuzz_//')"); done
+fi
 build=${MT_FUZZ_BUILD:-${MT_ASAN_BUILD:-build-asan}}
 
 scripts/configure-asan.sh "$build"
