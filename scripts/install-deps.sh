@@ -10,7 +10,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   libvulkan-dev libvulkan-volk-dev glslc
-  libstb-dev
+  libpng-dev libjpeg62-turbo-dev
   # tests and demo: Vulkan on the CPU, model export and reference outputs
   mesa-vulkan-drivers vulkan-validationlayers
   python3-torch python3-torchvision python3-onnx python3-numpy python3-sklearn

@@ -5,16 +5,14 @@
 # convert_errors, and convert | fuse | run pipelines on the exported models). scripts/test.sh runs
 # it after the main suite; MT_SKIP_SANITIZERS=1 skips it there. Extra arguments go to ctest.
 #
-# Built with clang at -O1 with line tables only (about 2.5x faster to compile than GCC's -O2 -g,
-# which matters on a 2-core CI machine), only the targets these tests need, and without the Vulkan
-# backend (its driver is not instrumented and holds allocations for the life of the process).
+# Built by scripts/configure-asan.sh (clang -O1, no Vulkan backend; shared with the fuzzing stage,
+# scripts/test-fuzz.sh, which builds its targets in the same directory), only the targets these
+# tests need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${MT_ASAN_BUILD:-build-asan}
 jobs=${MT_JOBS:-$(nproc)}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-  -DMT_SANITIZE=ON -DMT_GLSLC=OFF > /dev/null
+scripts/configure-asan.sh "$build"
 units=()
 for dir in tests/unit/*/; do
   compgen -G "$dir*.cpp" > /dev/null && units+=("test_$(basename "$dir")")

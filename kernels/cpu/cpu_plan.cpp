@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "lib/core/error.h"
+#include "lib/core/memory_limit.h"
 #include "lib/runtime/memory_planner.h"
 
 namespace mt::cpu {
@@ -21,6 +22,8 @@ CpuPlan::CpuPlan(const Graph& graph, const PlanOptions& options) : profile_(opti
     constants_.push_back(info.data);
     stats_.weight_bytes += info.data.size();
   }
+  // Packing copies the weights into XNNPACK's and our kernels' layouts.
+  check_memory_available(stats_.weight_bytes, "packing the weights for the cpu backend");
 
   PlanBuilder builder(graph, options, pool_.get());
   builder.plan_nodes();
@@ -43,6 +46,7 @@ CpuPlan::CpuPlan(const Graph& graph, const PlanOptions& options) : profile_(opti
     stats_.intermediate_bytes += buffer.bytes;
   }
   const MemoryPlan memory = plan_memory(requests);
+  check_memory_available(memory.arena_bytes, "the planned arena (intermediate tensors)");
   arena_ = OwnedBlock(memory.arena_bytes);
   stats_.arena_bytes = memory.arena_bytes;
   for (size_t r = 0; r < arena_buffers.size(); ++r)

@@ -14,6 +14,7 @@
 #include "kernels/cpu/prepack.h"
 #include "kernels/cpu/winograd_conv.h"
 #include "lib/core/error.h"
+#include "lib/core/memory_limit.h"
 
 namespace mt::cpu {
 
@@ -24,6 +25,7 @@ void check_xnn(xnn_status status, const char* what) {
 OwnedBlock::OwnedBlock(size_t bytes) {
   // Rounded up to the alignment (aligned_alloc requires it), plus XNNPACK's over-read margin.
   const size_t size = (bytes + XNN_EXTRA_BYTES + 63) / 64 * 64;
+  check_memory_available(size, "a buffer of the cpu plan");
   void* p = std::aligned_alloc(64, size);
   if (p == nullptr) fail(ExitCode::failure, "out of memory allocating {} bytes", size);
   std::memset(p, 0, size);

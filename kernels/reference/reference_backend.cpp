@@ -8,6 +8,7 @@
 
 #include "kernels/reference/reference.h"
 #include "lib/core/error.h"
+#include "lib/core/memory_limit.h"
 #include "lib/runtime/memory_planner.h"
 
 namespace mt {
@@ -129,6 +130,7 @@ class ReferencePlan : public ExecutionPlan {
     for (size_t i = 0; i < arena_names.size(); ++i) add_slot(arena_names[i], {.kind = Slot::arena, .index = plan.offsets[i]});
     stats_.arena_bytes = plan.arena_bytes;
     const size_t arena_size = std::max(plan.arena_bytes, kArenaAlignment);
+    check_memory_available(arena_size, "the planned arena (intermediate tensors)");
     arena_.reset(static_cast<std::byte*>(std::aligned_alloc(kArenaAlignment, arena_size)));
     if (arena_ == nullptr) throw std::bad_alloc();
     std::memset(arena_.get(), 0, arena_size);

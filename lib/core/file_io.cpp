@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "lib/core/error.h"
+#include "lib/core/memory_limit.h"
 
 namespace mt {
 namespace {
@@ -108,6 +109,7 @@ InputBytes read_input(const std::string& path) {
   }
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     const auto size = static_cast<size_t>(st.st_size);
+    check_memory_available(size, fmt::format("mapping {}", input.source), /*file_backed=*/true);
     void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (!from_stdin) close(fd);
     if (map == MAP_FAILED) fail(ExitCode::failure, "{}: cannot map: {}", input.source, errno_text(errno));
@@ -124,6 +126,7 @@ InputBytes read_input(const std::string& path) {
   if (block == nullptr) fail(ExitCode::failure, "{}: out of memory", input.source);
   for (;;) {
     if (size == capacity) {
+      check_memory_available(capacity * 2, fmt::format("reading {}", input.source));
       auto* bigger = static_cast<std::byte*>(std::aligned_alloc(64, capacity * 2));
       if (bigger == nullptr) {
         std::free(block);

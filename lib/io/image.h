@@ -1,4 +1,4 @@
-// Images (PNG, JPEG, and the other formats stb_image reads) turned into a model input tensor
+// Images (PNG, JPEG, binary PNM; decoded by lib/io/image_decode.h) turned into a model input tensor
 // the way torchvision preprocesses them: resize, scale to [0, 1], normalise, NCHW or NHWC.
 #pragma once
 

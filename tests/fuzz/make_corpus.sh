@@ -2,8 +2,10 @@
 # Seed corpora for the fuzz targets, from real files: DIR/onnx (the importer test models, a small
 # conv net, and every op_* model scripts/export_models.py exports for CI: one per op and opset),
 # DIR/model (those converted to .mt by the mt-convert on PATH), DIR/npy (arrays of every dtype and
-# rank numpy writes, and the exported models' inputs and outputs) and DIR/image (PNG, JPEG, BMP,
-# GIF, PPM, TGA of several sizes and channel counts, written by PIL).
+# rank numpy writes, and the exported models' inputs and outputs) and DIR/image (PNG, JPEG and PPM
+# of several sizes and channel counts written by PIL, and the test images of tests/data/image).
+# The op models come from $MT_TEST_MODELS when it names a directory scripts/export_models.py
+# --set ci wrote (the tests' models), else they are exported here.
 #   tests/fuzz/make_corpus.sh DIR
 set -euo pipefail
 out=$1
@@ -11,15 +13,21 @@ src="$(cd "$(dirname "$0")/../.." && pwd)"
 mkdir -p "$out"/{onnx,model,npy,image}
 /usr/bin/python3 "$src/scripts/make_onnx_test_models.py" "$out/onnx" > /dev/null
 rm -f "$out"/*.bin "$out/onnx"/*.bin
-ops=$(/usr/bin/python3 "$src/scripts/export_models.py" --list --set ci | grep '^op_' | paste -sd,)
-/usr/bin/python3 "$src/scripts/export_models.py" --only "$ops" --out "$out/exported" 2> /dev/null
-for dir in "$out"/exported/*/; do
+if [[ -n ${MT_TEST_MODELS:-} && -d $MT_TEST_MODELS ]]; then
+  exported=$MT_TEST_MODELS
+else
+  ops=$(/usr/bin/python3 "$src/scripts/export_models.py" --list --set ci | grep '^op_' | paste -sd,)
+  /usr/bin/python3 "$src/scripts/export_models.py" --only "$ops" --out "$out/exported" 2> /dev/null
+  exported=$out/exported
+fi
+for dir in "$exported"/op_*/; do
   name=$(basename "$dir")
   cp "$dir/model.onnx" "$out/onnx/$name.onnx"
   cp "$dir/input.npy" "$out/npy/$name.input.npy"
   cp "$dir/expected.npy" "$out/npy/$name.expected.npy"
 done
 rm -rf "$out/exported"
+cp "$src"/tests/data/image/*.{png,jpg,ppm,pgm} "$src"/tests/data/image/hostile/* "$out/image/"
 /usr/bin/python3 - "$out" << 'PY'
 import io, os, sys
 import numpy as np
@@ -53,7 +61,7 @@ for i, (mode, size) in enumerate([("RGB", (8, 6)), ("L", (5, 5)), ("RGBA", (4, 7
                             if mode != "P" else rng.integers(0, 255, size[::-1], dtype=np.uint8), mode if mode != "P" else "L")
     if mode == "P":
         image = image.convert("P")
-    for fmt in ["PNG", "BMP", "GIF", "JPEG", "PPM", "TGA"]:
+    for fmt in ["PNG", "JPEG", "PPM"]:
         try:
             converted = image if fmt in ("PNG", "GIF") else image.convert("RGB")
             converted.save(f"{out}/image/i{i}.{fmt.lower()}", fmt)

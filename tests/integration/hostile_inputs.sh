@@ -135,7 +135,7 @@ edit 'next(t for t in g["tensors"] if t["name"] == g["inputs"][0])["shape"][0] =
 
 # ---- huge declared shapes: refused before anything is allocated ------------------------------
 # x and y of 2^38 floats (1 TiB each) are within the per-tensor limit, so the reader accepts the
-# model without allocating; mt-run must refuse to plan it, under a 2 GiB address-space limit.
+# model without allocating; mt-run must refuse to plan it, under a 2 GiB address-space limit, naming the size.
 mtfile edit "$base" "$work/huge.mt" '
 g["nodes"] = [n for n in g["nodes"] if n["op"] == "relu"]
 g["tensors"] = [t for t in g["tensors"] if "offset" not in t]
@@ -150,7 +150,7 @@ if ((sanitized)); then
   echo "(sanitizer build: mt-run on the huge shape skipped, it needs ulimit -v)"
 else
   (ulimit -v 2097152 && mt-opnames --info "$work/huge.mt" > /dev/null) || fail "mt-opnames --info on a huge shape"
-  expect_refused 1 "out of memory" bash -c "ulimit -v 2097152 && exec mt-run '$work/huge.mt' --random-input -o '$out_dir/y.npy'"
+  expect_refused 1 "not enough memory: " bash -c "ulimit -v 2097152 && exec mt-run '$work/huge.mt' --random-input -o '$out_dir/y.npy'"
 fi
 
 # ---- NaN and Inf weights: data, not structure, so the reader accepts them; mt-run counts the
