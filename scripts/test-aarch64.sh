@@ -4,7 +4,7 @@
 #  - mt-run on a subset of the ci models (fp32 and int8, plain and prepacked for cpu) gives the x86
 #    results within the cpu tolerances (fp32: max abs error <= 1e-4 x range, cosine >= 0.99999, also
 #    against PyTorch; int8: see INT8_TOLERANCE), and x86 itself gives them with its AVX-512 GEMM and
-#    Winograd turned off (the generic path a CPU without AVX-512 takes);
+#    Winograd turned off, and on an emulated x86 CPU without AVX-512 (qemu-x86_64 -cpu Haswell);
 #  - the op harness's cpu cases (every op, 1 and 2 threads) against the reference kernels, on arm64;
 #  - examples/c/classify.c cross-built against the arm64 libmt.so picks mt-run's class;
 #  - mt-opnames and mt-bench run; --device vulkan without an arm64 Vulkan driver is refused in one line.
@@ -75,6 +75,16 @@ for name in digits $models; do
   done
 done
 echo "test-aarch64: $runs model runs match x86 at $((SECONDS - start)) s"
+
+# An x86 CPU without AVX-512 (qemu-x86_64 -cpu Haswell: AVX2, and qemu emulates no AVX-512 at all):
+# the x86 binary must pick its generic paths from the CPU's features alone (an AVX-512 instruction
+# would be SIGILL here) and still match PyTorch, plain and prepacked.
+for model in digits.mt digits.cpu.mt; do
+  qemu-x86_64 -cpu Haswell "$x86/mt-run" -q --device cpu "$work/$model" --input "$work/digits.input.npy" \
+    --compare "$work/digits.expected.npy" "${FP32_TOLERANCE[@]}" >"$work/out" 2>/dev/null ||
+    fail "x86 without AVX-512 (qemu -cpu Haswell), $model: $(grep ^compare "$work/out")"
+  echo "ok   x86 without AVX-512 $model: $(grep ^compare "$work/out" | sed 's/^compare [^ ]* with [^:]*: //')"
+done
 
 # Tools and errors on arm64.
 arm64 "$arm/tools/mt-opnames" --check cpu "$work/mobilenet_v3_small.int8.mt" >/dev/null 2>&1 ||
