@@ -73,7 +73,7 @@ const char* mt_last_error(void);
 const char* mt_status_name(mt_status status);
 const char* mt_dtype_name(mt_dtype dtype);
 
-/* Opens a model file, memory-mapped (weights are used in place). */
+/* Opens a model file, memory-mapped (weights are used in place); "-" reads standard input. */
 mt_status mt_model_open(const char* path, mt_model** model);
 /* Opens a model from `size` bytes of memory; the bytes are copied, so the caller may free them. */
 mt_status mt_model_open_memory(const void* data, size_t size, mt_model** model);
