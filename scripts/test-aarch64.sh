@@ -7,7 +7,7 @@
 #    Winograd turned off, and on an emulated x86 CPU without AVX-512 (qemu-x86_64 -cpu Haswell);
 #  - the op harness's cpu cases (every op, 1 and 2 threads) against the reference kernels, on arm64;
 #  - examples/c/classify.c cross-built against the arm64 libmt.so picks mt-run's class;
-#  - mt-opnames and mt-bench run; --device vulkan without an arm64 Vulkan driver is refused in one line.
+#  - mt-convert converts to the same models; mt-opnames and mt-bench run; --device vulkan without an arm64 Vulkan driver is refused in one line.
 # Needs the x86 build (build/) and the ci models (ctest -R fixture.export_models, or MT_TEST_MODELS);
 # scripts/test.sh runs it after ctest. MT_AARCH64_MODELS="a b" picks other models of the ci set.
 set -euo pipefail
@@ -31,10 +31,15 @@ for name in $models; do
   [[ -f $models_dir/$name/model.onnx ]] || fail "$models_dir/$name/model.onnx missing: run ctest --test-dir build -R fixture.export_models"
 done
 cmake --build build -j"${MT_JOBS:-$(nproc)}" --target mt-convert mt-fuse mt-quantize mt-prepack mt-run >/dev/null
-scripts/cross-aarch64.sh mt-run mt-opnames mt-bench test_ops mt >"$work/build.log" 2>&1 ||
+scripts/cross-aarch64.sh mt-run mt-opnames mt-bench mt-convert test_ops mt >"$work/build.log" 2>&1 ||
   fail "cross build: $(tail -20 "$work/build.log")"
 echo "test-aarch64: cross build done at $((SECONDS - start)) s"
-arm64() { qemu-aarch64 -L "$sysroot" -E LD_LIBRARY_PATH="$PWD/$arm/lib/capi" "$@"; }
+# arm64 [-cpu MODEL] COMMAND...: COMMAND under qemu-aarch64, with the sysroot's loader and libraries.
+arm64() {
+  local cpu=(-cpu max)
+  if [[ $1 == -cpu ]]; then cpu=(-cpu "$2"); shift 2; fi
+  qemu-aarch64 "${cpu[@]}" -L "$sysroot" -E LD_LIBRARY_PATH="$PWD/$arm/lib/capi" "$@"
+}
 readelf -h "$arm/tools/mt-run" | grep -q AArch64 || fail "$arm/tools/mt-run is not an aarch64 binary"
 
 # The models, made on x86: NAME.mt (fp32), NAME.int8.mt (calibrated on its own input), and each
@@ -67,14 +72,31 @@ for name in digits $models; do
           --compare "$work/$name.expected.npy" "${tolerance[@]}" >"$work/out" ||
           fail "x86 generic path, $name$packed, differs from PyTorch: $(grep ^compare "$work/out")"
       fi
-      arm64 "$arm/tools/mt-run" --device cpu "$model" --input "$input" --compare "$work/x86.npy" "${tolerance[@]}" \
-        >"$work/out" 2>"$work/err" || fail "arm64 $name$kind$packed: $(grep ^compare "$work/out") $(tail -1 "$work/err")"
-      echo "ok   arm64 $name$kind$packed: $(grep ^compare "$work/out" | sed 's/^compare [^ ]* with [^:]*: //')"
-      runs=$((runs + 1))
+      # qemu's default CPU has every arm64 extension XNNPACK looks for (dot product, fp16 arithmetic);
+      # a Cortex-A53 has plain ARMv8.0 NEON, as older phones do: XNNPACK picks other kernels there.
+      for cpu in max cortex-a53; do
+        arm64 -cpu "$cpu" "$arm/tools/mt-run" --device cpu "$model" --input "$input" --compare "$work/x86.npy" \
+          "${tolerance[@]}" >"$work/out" 2>"$work/err" ||
+          fail "arm64 ($cpu) $name$kind$packed: $(grep ^compare "$work/out") $(tail -1 "$work/err")"
+        echo "ok   arm64 ($cpu) $name$kind$packed: $(grep ^compare "$work/out" | sed 's/^compare [^ ]* with [^:]*: //')"
+        runs=$((runs + 1))
+      done
     done
   done
 done
 echo "test-aarch64: $runs model runs match x86 at $((SECONDS - start)) s"
+
+# mt-convert on arm64 (libonnx:arm64) makes the same model as on x86: equal results, bit for bit.
+for name in digits $models; do
+  onnx="$models_dir/$name/model.onnx"
+  [[ $name != digits ]] || onnx=models/digits.onnx
+  arm64 "$arm/tools/mt-convert" -q "$onnx" -o "$work/$name.arm64.mt"
+  "$x86/mt-convert" -q "$onnx" -o "$work/$name.x86.mt"
+  "$x86/mt-run" -q --device cpu "$work/$name.x86.mt" --random-input --output "$work/x86.npy" >/dev/null
+  "$x86/mt-run" -q --device cpu "$work/$name.arm64.mt" --random-input --compare "$work/x86.npy" --atol 0 --rtol 0 \
+    >"$work/out" || fail "arm64 mt-convert of $name differs from x86's: $(grep ^compare "$work/out")"
+done
+echo "ok   arm64 mt-convert: the same models as x86's"
 
 # An x86 CPU without AVX-512 (qemu-x86_64 -cpu Haswell: AVX2, and qemu emulates no AVX-512 at all):
 # the x86 binary must pick its generic paths from the CPU's features alone (an AVX-512 instruction
@@ -87,8 +109,9 @@ for model in digits.mt digits.cpu.mt; do
 done
 
 # Tools and errors on arm64.
-arm64 "$arm/tools/mt-opnames" --check cpu "$work/mobilenet_v3_small.int8.mt" >/dev/null 2>&1 ||
-  arm64 "$arm/tools/mt-opnames" --check cpu "$work/digits.int8.mt" >/dev/null || fail "arm64 mt-opnames --check cpu"
+for model in digits.int8.mt digits.cpu.mt; do
+  arm64 "$arm/tools/mt-opnames" --check cpu "$work/$model" >/dev/null || fail "arm64 mt-opnames --check cpu $model"
+done
 arm64 "$arm/tools/mt-bench" --device cpu "$work/digits.mt" --warmup 1 --iterations 3 >"$work/bench" 2>&1 ||
   fail "arm64 mt-bench: $(tail -3 "$work/bench")"
 expect 4 "vulkan" arm64 "$arm/tools/mt-run" --device vulkan "$work/digits.mt" --random-input
