@@ -6,7 +6,7 @@
 #    against PyTorch; int8: see INT8_TOLERANCE), and x86 itself gives them with its AVX-512 GEMM and
 #    Winograd turned off, and on an emulated x86 CPU without AVX-512 (qemu-x86_64 -cpu Haswell);
 #  - the op harness's cpu cases (every op, 1 and 2 threads) against the reference kernels, on arm64;
-#  - examples/c/classify.c cross-built against the arm64 libmt.so picks mt-run's class;
+#  - the C API's unit tests; examples/c/classify.c cross-built against the arm64 libmt.so picks mt-run's class;
 #  - mt-convert converts to the same models; mt-opnames and mt-bench run; --device vulkan without an arm64 Vulkan driver is refused in one line.
 # Needs the x86 build (build/) and the ci models (ctest -R fixture.export_models, or MT_TEST_MODELS);
 # scripts/test.sh runs it after ctest. MT_AARCH64_MODELS="a b" picks other models of the ci set.
@@ -31,7 +31,7 @@ for name in $models; do
   [[ -f $models_dir/$name/model.onnx ]] || fail "$models_dir/$name/model.onnx missing: run ctest --test-dir build -R fixture.export_models"
 done
 cmake --build build -j"${MT_JOBS:-$(nproc)}" --target mt-convert mt-fuse mt-quantize mt-prepack mt-run >/dev/null
-scripts/cross-aarch64.sh mt-run mt-opnames mt-bench mt-convert test_ops mt >"$work/build.log" 2>&1 ||
+scripts/cross-aarch64.sh mt-run mt-opnames mt-bench mt-convert test_ops test_capi mt >"$work/build.log" 2>&1 ||
   fail "cross build: $(tail -20 "$work/build.log")"
 echo "test-aarch64: cross build done at $((SECONDS - start)) s"
 # arm64 [-cpu MODEL] COMMAND...: COMMAND under qemu-aarch64, with the sysroot's loader and libraries.
@@ -128,6 +128,10 @@ expected=$("$x86/mt-run" "$work/digits1.mt" --input "$work/one.npy" --topk 1 --j
 [[ $(head -1 "$work/classify.txt" | awk '{print $3}') == "$expected" ]] ||
   fail "arm64 classify says $(head -1 "$work/classify.txt"), x86 mt-run class $expected"
 sed 's/^/     classify (arm64): /' "$work/classify.txt"
+
+# The C API's unit tests (error paths, one model on many threads).
+arm64 "$arm/tests/test_capi" >"$work/capi" 2>&1 || fail "arm64 test_capi: $(grep -E 'ERROR' "$work/capi" | head -5)"
+echo "ok   arm64 test_capi: $(grep -E '^\[doctest\] test cases' "$work/capi" | tr -s ' ')"
 
 # The op harness: cpu against the reference on every op case (vulkan is skipped: no arm64 driver).
 # (The plan tests of test_backend_plans.cpp plan every backend and need a Vulkan driver.)

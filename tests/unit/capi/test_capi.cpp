@@ -248,7 +248,7 @@ TEST_CASE("capi: vulkan sessions (gpu_index, precision) match the reference back
     options.precision = precision;
     mt_session* session = nullptr;
     if (mt_session_create(model, &options, &session) != MT_OK) {
-      MESSAGE("SKIP: no vulkan session here: " << mt_last_error());
+      MESSAGE("SKIP: no vulkan session here: " << std::string(mt_last_error()));
       break;
     }
     // fp16 stores activations and weights in half precision (about 3 decimal digits).
