@@ -18,6 +18,8 @@ packages=(
   python3-jsonschema python3-matplotlib
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer; PIL writes the image seed corpus
   clang libclang-rt-14-dev python3-pil
+  # the aarch64 stage (scripts/cross-aarch64.sh, test-aarch64.sh): cross compiler and qemu-aarch64
+  crossbuild-essential-arm64 qemu-user
   # onnxruntime-node (npm) as the reference for pre-quantized and trained models; speech for their inputs
   nodejs espeak-ng
   # ONNX's backend conformance suite (scripts/test-conformance.sh)

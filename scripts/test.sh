@@ -15,6 +15,8 @@ export MT_REQUIRE_TRAINED_MODELS=1
 ctest --test-dir build --output-on-failure -j"${MT_JOBS:-$(nproc)}" "$@"
 # The conformance stage: ONNX's backend test suite through the tools (scripts/test-conformance.sh).
 if [[ $# -eq 0 ]]; then scripts/test-conformance.sh; fi
+# The aarch64 stage: a cross build run under qemu against the x86 results (skipped with ctest arguments).
+if [[ $# -eq 0 && ${MT_SKIP_AARCH64:-0} != 1 ]]; then scripts/test-aarch64.sh; fi
 # Then the sanitizer stage: the unit, op and pipeline tests again under ASan + UBSan, in its own
 # build directory (scripts/test-sanitizers.sh). Skipped when ctest arguments select tests, or with
 # MT_SKIP_SANITIZERS=1.
