@@ -11,6 +11,7 @@
 # twin, which on a shared machine breaks the native build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/compiler-cache.sh
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/mt
 sysroot=${MT_AARCH64_SYSROOT:-$cache/aarch64-sysroot}
 build=${MT_AARCH64_BUILD:-build-aarch64}

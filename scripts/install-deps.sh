@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # build
-  cmake g++ make pkg-config
+  cmake g++ make pkg-config ccache
   libcli11-dev libspdlog-dev nlohmann-json3-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
