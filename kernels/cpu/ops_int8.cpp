@@ -71,6 +71,11 @@ std::optional<std::string> check_weights(const Graph& graph, const Node& node) {
   for (float s : q.scales)
     if (!(s > 0.0f) || !int8_limits::kRequantization.contains(static_cast<double>(x.scale) * s / y.scale))
       return fmt::format("weight scale {} gives a requantization multiplier XNNPACK does not take", s);
+  // XNNPACK refuses an output range of one value; the VNNI kernels would run it, but both paths must
+  // accept the same models (a model planned here must plan on a CPU without VNNI too).
+  if (const auto [lo, hi] = int8_output_bounds(node, y); lo >= hi)
+    return fmt::format("act_min {} >= act_max {} leaves an empty int8 output range", attr_float(node, "act_min"),
+                       attr_float(node, "act_max"));
   return std::nullopt;
 }
 

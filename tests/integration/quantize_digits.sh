@@ -212,8 +212,9 @@ expect 2 "--json applies to --sensitivity only" mt-quantize "$work/fp32.mt" --ca
 expect 2 "--keep-fp32: 'softmaxx' is not an mt op type" mt-quantize "$work/fp32.mt" --calibration "$models/digits-calib.npy" --keep-fp32 op:softmaxx -o "$work/x.mt"
 
 # mt-quantize never writes a model the cpu backend refuses. A conv whose fused clamp is empty
-# (act_min = act_max: valid, the reference runs it; cpu refuses it): int8, XNNPACK refuses to create
-# it when planning; kept float32, cpu's check refuses it. Both: status 4 naming the node, no file.
+# (act_min = act_max: valid, the reference runs it; cpu refuses it): in int8 cpu's check refuses it
+# (on the VNNI and XNNPACK paths alike), so it stays float32, where cpu's check refuses it too.
+# Quantized as is or kept float32 by hand: status 4 naming the node, no file.
 "$python" "$MT_SOURCE_DIR/tests/integration/mtfile.py" edit "$work/fp32.mt" "$work/empty-clamp.mt" \
   "g['nodes'][1]['attrs']['act_max'] = g['nodes'][1]['attrs']['act_min'] = 0.0"
 conv2=$("$python" -c "
@@ -222,10 +223,17 @@ d = open(sys.argv[1], 'rb').read(); o, s = struct.unpack_from('<QQ', d, 24)
 print(json.loads(d[o:o + s])['nodes'][1]['name'])" "$work/fp32.mt")
 mt-run -d reference -q "$work/empty-clamp.mt" -i "$work/batch00.npy" > /dev/null
 mkdir "$work/refused"
-expect 4 "backend 'cpu' cannot plan the quantized model: node '$conv2' (conv2d)" \
-  mt-quantize "$work/empty-clamp.mt" --calibration "$models/digits-calib.npy" -o "$work/refused/int8.mt"
+refused="backend 'cpu' cannot run node '$conv2' (conv2d) of the quantized model: act_min 0 >= act_max 0 not supported"
+expect 4 "$refused" \
+  mt-quantize -q "$work/empty-clamp.mt" --calibration "$models/digits-calib.npy" -o "$work/refused/int8.mt"
 expect_no_output "$work/refused"
-expect 4 "backend 'cpu' cannot run node '$conv2' (conv2d) of the quantized model: act_min 0 >= act_max 0 not supported" \
+status=0
+mt-quantize "$work/empty-clamp.mt" --calibration "$models/digits-calib.npy" -o "$work/refused/int8.mt" 2> "$work/err" ||
+  status=$?
+[[ $status -eq 4 ]] || fail "empty clamp: exit status $status, expected 4"
+grep -qF "backend 'cpu' refuses int8 node '$conv2' (conv2d): act_min 0 >= act_max 0 leaves an empty int8 output range; it stays float32" \
+  "$work/err" || fail "empty clamp: no warning that the int8 node stays float32: $(cat "$work/err")"
+expect 4 "$refused" \
   mt-quantize "$work/empty-clamp.mt" --calibration "$models/digits-calib.npy" --keep-fp32 "$conv2" -o "$work/refused/int8.mt"
 expect_no_output "$work/refused"
 
