@@ -23,7 +23,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-# pkg-config (stb) reads the sysroot's .pc files, with their paths prefixed by it.
+# pkg-config (libpng, libjpeg) reads the sysroot's .pc files, with their paths prefixed by it.
 set(ENV{PKG_CONFIG_DIR} "")
 set(ENV{PKG_CONFIG_LIBDIR} "${MT_AARCH64_SYSROOT}/usr/lib/aarch64-linux-gnu/pkgconfig:${MT_AARCH64_SYSROOT}/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_SYSROOT_DIR} ${MT_AARCH64_SYSROOT})

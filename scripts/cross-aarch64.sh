@@ -35,7 +35,7 @@ fi
 # 2. The arm64 sysroot: what mt's libraries and tools link (libonnx/protobuf for mt-convert) and
 # the header-only packages, with every dependency.
 arm64_packages=(libc6-dev libstdc++-12-dev libxnnpack-dev libpthreadpool-dev libcpuinfo-dev libspdlog-dev
-                libfmt-dev libstb-dev libvulkan-dev libvulkan-volk-dev libonnx-dev libprotobuf-dev
+                libfmt-dev libpng-dev libjpeg62-turbo-dev libvulkan-dev libvulkan-volk-dev libonnx-dev libprotobuf-dev
                 libcli11-dev nlohmann-json3-dev doctest-dev)
 stamp="$sysroot/.mt-packages"
 if [ "$(cat "$stamp" 2>/dev/null)" != "${arm64_packages[*]}" ]; then
@@ -61,11 +61,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "${arm64_packages[*]}" ]; then
 fi
 
 # 3. Configure and build. Tests are not built here: scripts/test-aarch64.sh runs what it needs.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-  -DMT_AARCH64_SYSROOT="$sysroot" "${launcher[@]}" >/dev/null
+  -DMT_AARCH64_SYSROOT="$sysroot" >/dev/null
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 cmake --build "$build" -j"${MT_JOBS:-$(nproc)}" "${targets[@]}"
