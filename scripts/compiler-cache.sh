@@ -5,5 +5,9 @@
 if [[ ${MT_NO_CCACHE:-0} != 1 ]] && command -v ccache >/dev/null 2>&1; then
   # Paths under the checkout are hashed relative to it, so clones at other paths share the cache.
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+  # The sanitizer and TSan builds compile with -g..., for which ccache also hashes the build directory
+  # by default. Sharing them across clones costs only this: a hit keeps the other clone's compilation
+  # directory in its debug info, the prefix of the paths a sanitizer report prints.
+  export CCACHE_NOHASHDIR=1
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
 fi
