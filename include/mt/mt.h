@@ -28,7 +28,9 @@ typedef enum mt_status {
   MT_ERROR_USAGE = 2,         /* a bad argument: null pointer, unknown name, wrong size or dtype, unbound tensor */
   MT_ERROR_INVALID_INPUT = 3, /* a malformed or inconsistent model file */
   MT_ERROR_UNSUPPORTED = 4,   /* a valid model or option this build or device cannot run */
-  MT_ERROR_CHECK_FAILED = 5   /* (tools only: a requested check did not pass) */
+  MT_ERROR_CHECK_FAILED = 5,  /* (tools only: a requested check did not pass) */
+  /* Not a status: makes the enum 32 bits wide, so that any int a caller passes is a valid value. */
+  MT_STATUS_MAX_ENUM = 0x7FFFFFFF
 } mt_status;
 
 /* Element types, as in the model file. */
@@ -39,7 +41,9 @@ typedef enum mt_dtype {
   MT_UINT8 = 3,
   MT_INT32 = 4,
   MT_INT64 = 5,
-  MT_BOOL = 6 /* one byte, 0 or 1 */
+  MT_BOOL = 6, /* one byte, 0 or 1 */
+  /* Not a dtype: makes the enum 32 bits wide, so that any int a caller passes is a valid value. */
+  MT_DTYPE_MAX_ENUM = 0x7FFFFFFF
 } mt_dtype;
 
 typedef struct mt_model mt_model;

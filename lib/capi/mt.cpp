@@ -151,6 +151,7 @@ const char* mt_status_name(mt_status status) {
     case MT_ERROR_INVALID_INPUT: return "invalid input";
     case MT_ERROR_UNSUPPORTED: return "unsupported";
     case MT_ERROR_CHECK_FAILED: return "check failed";
+    case MT_STATUS_MAX_ENUM: break;
   }
   return "unknown status";
 }

@@ -104,6 +104,7 @@ TEST_CASE("capi: version, names") {
   CHECK(std::string(mt_status_name(MT_ERROR_UNSUPPORTED)) == "unsupported");
   CHECK(std::string(mt_dtype_name(MT_INT8)) == "int8");
   CHECK(std::string(mt_dtype_name(static_cast<mt_dtype>(42))) == "unknown dtype");
+  CHECK(std::string(mt_status_name(static_cast<mt_status>(42))) == "unknown status");
 }
 
 TEST_CASE("capi: a model's inputs and outputs") {
