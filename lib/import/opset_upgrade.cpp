@@ -1,5 +1,7 @@
 #include "lib/import/opset_upgrade.h"
 
+#include <set>
+
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
@@ -19,11 +21,35 @@ std::string converter_reason(const std::string& text) {
   return reason.empty() ? "(no reason given)" : reason;
 }
 
+// The converter builds its own graph IR and dereferences the producer of every name it meets without
+// checking that one exists (a mutated file whose output no node produces crashed it), and ONNX's checker
+// does not catch that. So: every node input must be a graph input, an initializer, an outer-scope name
+// or the output of an earlier node, and every graph output must be one of those; subgraphs likewise.
+void check_names_defined(const onnx::GraphProto& graph, std::set<std::string> visible, const std::string& source) {
+  for (const auto& input : graph.input()) visible.insert(input.name());
+  for (const auto& initializer : graph.initializer()) visible.insert(initializer.name());
+  for (const auto& node : graph.node()) {
+    for (const auto& name : node.input())
+      if (!name.empty() && !visible.count(name))
+        invalid_input("{}: node '{}' ({}) reads '{}', which no earlier node, input or initializer defines", source,
+                      node.name(), node.op_type(), name);
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.has_g()) check_names_defined(attribute.g(), visible, source);
+      for (const auto& subgraph : attribute.graphs()) check_names_defined(subgraph, visible, source);
+    }
+    for (const auto& name : node.output()) visible.insert(name);
+  }
+  for (const auto& output : graph.output())
+    if (!visible.count(output.name()))
+      invalid_input("{}: graph output '{}' is defined by no node, input or initializer", source, output.name());
+}
+
 }  // namespace
 
 onnx::ModelProto upgrade_opset(const onnx::ModelProto& model, int from_opset, int to_opset, const std::string& source) {
   // The adapters of broadcasting ops (Add and Gemm before opset 7, say) need the shapes of their
   // inputs, which old exporters seldom wrote: ONNX's shape inference adds them first, where it can.
+  check_names_defined(model.graph(), {}, source);
   onnx::ModelProto shaped = model;
   try {
     onnx::shape_inference::InferShapes(shaped);

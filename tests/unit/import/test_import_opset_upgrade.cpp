@@ -65,5 +65,24 @@ TEST_CASE("a model the version converter cannot upgrade is unsupported, naming t
   CHECK(message.find('\n') == std::string::npos);
 }
 
+// ONNX's converter dereferences the producer of every name without checking that one exists; its
+// checker lets such graphs through. Found by the fuzzing stage (tests/data/fuzz/onnx/
+// old-opset-undefined-output.onnx: opset 7, Relu(x) -> '%', graph output 'y'), which crashed mt-convert.
+TEST_CASE("an old-opset graph that outputs or reads an undefined name is invalid input, not a crash") {
+  OnnxBuilder b(7);
+  b.input("x", {4}).output("y");
+  b.node("Relu", {"x"}, {"t"});
+  Error e = import_error(b);
+  CHECK(e.code() == ExitCode::invalid_input);
+  CHECK(std::string(e.what()).find("graph output 'y' is defined by no node, input or initializer") != std::string::npos);
+
+  OnnxBuilder reads(7);
+  reads.input("x", {4}).output("y");
+  reads.node("Add", {"x", "missing"}, {"y"});
+  Error e2 = import_error(reads);
+  CHECK(e2.code() == ExitCode::invalid_input);
+  CHECK(std::string(e2.what()).find("missing") != std::string::npos);  // ONNX's checker or ours names it
+}
+
 }  // namespace
 }  // namespace mt::test
