@@ -5,7 +5,8 @@
 # under tests/data (tests/data/fuzz/TARGET; for images also tests/data/image).
 #   scripts/fuzz.sh [SECONDS_EACH] [TARGET...]     default 60 s each; default targets: every
 #   tests/fuzz/fuzz_TARGET.cpp (model npy image onnx, and any added there)
-# CI runs it for 30 s each (scripts/test-fuzz.sh); longer runs find more.
+# CI runs it for 30 s each with a fixed seed (scripts/test-fuzz.sh); MT_FUZZ_SEED=N fixes the
+# seed here too (libFuzzer draws one otherwise); longer runs find more.
 # A crash, sanitizer report, timeout (> 30 s per input: a large JPEG, or an ONNX graph folding a
 # million-element constant, takes seconds under the sanitizers and coverage) or allocation beyond
 # 2 GiB stops that target with its input saved under BUILD/artifacts/: copy it into
@@ -39,7 +40,7 @@ for target in "${targets[@]}"; do
     [[ -d $dir ]] && regressions+=("$dir")
   done
   "$build/tests/fuzz/fuzz_$target" "$build/found/$target" "$build/corpus/$target" "${regressions[@]}" \
-    -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 -print_funcs=0 \
+    -max_total_time="$seconds" ${MT_FUZZ_SEED:+-seed="$MT_FUZZ_SEED"} -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 -print_funcs=0 \
     -artifact_prefix="$build/artifacts/${target}-" 2>&1 | grep -v -e '^#[0-9]' -e '# Uses: ' || status=1
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 done
