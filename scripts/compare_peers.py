@@ -534,7 +534,7 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
         "quantized by PyTorch (qnnpack qconfig, calibrated on image-like inputs; `scripts/mt_models/quantized.py`), "
         "uint8 activations and per-channel int8 weights, where such an export exists.",
         "- **mt cpu int8**: the fp32 pipeline with `mt-quantize --calibration input.npy` before `mt-prepack`, run "
-        "on the cpu backend's own AVX512-VNNI int8 kernels (`kernels/cpu/int8_vnni.h`) where the CPU has them; "
+        "on the cpu backend's own AVX512-VNNI int8 kernels (`kernels/cpu/engines/int8_vnni.h`) where the CPU has them; "
         "**mt cpu int8 XNNPACK**: the same file with `MT_CPU_INT8_VNNI=0` (XNNPACK's qs8/qc8 operators).",
         "",
     ]

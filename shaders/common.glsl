@@ -1,5 +1,5 @@
 // Shared by every shader: storage precision, the parameter buffer, and addressing of tensors in the
-// packed layout (kernels/vulkan/packed_layout.h): the packed axis (1, or 0 for rank-1 tensors) is cut
+// packed layout (kernels/vulkan/plan/packed_layout.h): the packed axis (1, or 0 for rank-1 tensors) is cut
 // into blocks of 4 channels, and a texel (one vec4) holds the 4 channels of one block at one position.
 // Lanes past the end of the packed axis are padding and are always written as zero.
 

@@ -1,7 +1,7 @@
 #version 450
 // conv2d on packed NCHW tensors: each invocation computes TILE neighbouring output pixels of one
 // block of 4 output channels, reading each weight matrix once for all of them. Weights and ranges
-// as kernels/vulkan/weight_layout.h packs them; accumulation in fp32.
+// as kernels/vulkan/plan/weight_layout.h packs them; accumulation in fp32.
 // spec 3-9: KH, KW, SH, SW, DH, DW, TILE. params: N, ICB, H, W, OCB, OH, OW, pad_top, pad_left, M,
 // act_min, act_max.
 #include "common.glsl"

@@ -1,6 +1,6 @@
 # The Vulkan backend's compute shaders: every shaders/*.comp is compiled by glslc twice, once for
 # fp32 storage and once with -DMT_FP16=1 (fp16 storage and arithmetic, fp32 accumulation), and the
-# SPIR-V words are embedded in one generated .cpp (see kernels/vulkan/shader_binaries.h).
+# SPIR-V words are embedded in one generated .cpp (see kernels/vulkan/runtime/shader_binaries.h).
 function(mt_embed_shaders out_var)
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.comp)
   file(GLOB headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.glsl)

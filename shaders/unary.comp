@@ -1,6 +1,6 @@
 #version 450
 // Element-wise activations, one invocation per texel; padding lanes stay zero.
-// spec 3: OP (kernels/vulkan/ops_elementwise.cpp). params: texels, texel stride of the packed axis,
+// spec 3: OP (kernels/vulkan/ops/ops_elementwise.cpp). params: texels, texel stride of the packed axis,
 // blocks of the packed axis, its length, alpha, beta.
 #include "common.glsl"
 #include "math.glsl"

@@ -2,9 +2,9 @@
 
 #include <xnnpack.h>
 
-#include "kernels/cpu/cpu_plan.h"
-#include "kernels/cpu/kernel_table.h"
-#include "kernels/cpu/prepack.h"
+#include "kernels/cpu/plan/cpu_plan.h"
+#include "kernels/cpu/plan/kernel_table.h"
+#include "kernels/cpu/plan/prepack.h"
 #include "lib/core/error.h"
 
 namespace mt {

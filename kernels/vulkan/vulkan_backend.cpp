@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "kernels/vulkan/context.h"
-#include "kernels/vulkan/device_info.h"
-#include "kernels/vulkan/instance.h"
-#include "kernels/vulkan/kernel_table.h"
-#include "kernels/vulkan/packed_layout.h"
-#include "kernels/vulkan/prepack.h"
-#include "kernels/vulkan/vulkan_plan.h"
+#include "kernels/vulkan/runtime/context.h"
+#include "kernels/vulkan/runtime/device_info.h"
+#include "kernels/vulkan/runtime/instance.h"
+#include "kernels/vulkan/plan/kernel_table.h"
+#include "kernels/vulkan/plan/packed_layout.h"
+#include "kernels/vulkan/plan/prepack.h"
+#include "kernels/vulkan/plan/vulkan_plan.h"
 #include "lib/core/error.h"
 
 namespace mt {

@@ -14,7 +14,7 @@
 
 namespace mt {
 
-// The vulkan weight layouts, each the exact output of a packer in kernels/vulkan/weight_layout.h for
+// The vulkan weight layouts, each the exact output of a packer in kernels/vulkan/plan/weight_layout.h for
 // one group (group 1 for conv; depthwise is group == channels).
 enum class VulkanLayout {
   conv2d,            // conv2d W[M, C, kH, kW]: per 4 outputs, per 4 inputs, per tap, a 4x4 block

@@ -54,7 +54,7 @@ void add_int8_cases(CaseTable& t) {
       {"int8 depthwise 3x3 s2 relu", {1, 8, 10, 10}, {8, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, 8, 0.08f, true, true},
       {"int8 pointwise 8->12", {1, 8, 5, 6}, {12, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, 0.08f},
       {"int8 grouped 3x3 groups 2", {1, 8, 6, 6}, {6, 4, 3, 3}, {1, 1}, {1, 1, 1, 1}, 2, 0.2f},
-      // Edges of the AVX512-VNNI kernels (kernels/cpu/int8_vnni.h): channel counts off multiples
+      // Edges of the AVX512-VNNI kernels (kernels/cpu/engines/int8_vnni.h): channel counts off multiples
       // of 4 (GEMM k steps) and 16 / 32 (depthwise blocks, GEMM panels), strides, padding,
       // dilation, 3x3 and 5x5 depthwise, rows past an 8-row block.
       {"int8 pointwise 17->33 odd channels", {1, 17, 5, 7}, {33, 17, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, 0.35f},

@@ -2,9 +2,9 @@
 // rebinding, memory sharing, and the reasons check_node gives.
 #include <numeric>
 
-#include "kernels/cpu/kernel_table.h"
-#include "kernels/cpu/layout.h"
-#include "kernels/cpu/permute.h"
+#include "kernels/cpu/plan/kernel_table.h"
+#include "kernels/cpu/plan/layout.h"
+#include "kernels/cpu/engines/permute.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 

@@ -1,7 +1,7 @@
 // The cpu backend's prepacked form: which weights mt-prepack reorders (and which it must leave),
 // the values it writes, channels-last inputs, and prepacked graphs computing what the unpacked
 // ones compute on the reference backend.
-#include "kernels/cpu/prepack.h"
+#include "kernels/cpu/plan/prepack.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 

@@ -1,13 +1,13 @@
-// Winograd F(4x4, 3x3) and F(2x2, 3x3) on the cpu backend (kernels/cpu/winograd_conv.cpp): against
+// Winograd F(4x4, 3x3) and F(2x2, 3x3) on the cpu backend (kernels/cpu/engines/winograd_conv.cpp): against
 // the reference backend over partial tiles, pads, batches, clamps, missing bias and prepacked
 // (OHWI) weights; which convolutions take which; MT_CPU_WINOGRAD=0 turning it off. Tolerance: 1e-4
 // absolute + 1e-4 relative on outputs of magnitude up to ~20 (F(4x4, 3x3) loses a few bits to its
 // constants).
 #include <cstdlib>
 
-#include "kernels/cpu/packed_gemm.h"
-#include "kernels/cpu/prepack.h"
-#include "kernels/cpu/winograd_conv.h"
+#include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/plan/prepack.h"
+#include "kernels/cpu/engines/winograd_conv.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 

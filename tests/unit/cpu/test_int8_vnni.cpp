@@ -1,4 +1,4 @@
-// The AVX512-VNNI int8 kernels (kernels/cpu/int8_vnni.h) against plain loops with the reference's
+// The AVX512-VNNI int8 kernels (kernels/cpu/engines/int8_vnni.h) against plain loops with the reference's
 // requantization (kernels/reference/quantized.h): the GEMM at row counts around its 8-row blocks,
 // column counts around its 32-column panels and 16-lane halves (masked stores), k not a multiple
 // of 4 (zero-padded weights, over-read input), row strides wider than the matrices (nothing outside
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/int8_vnni.h"
-#include "kernels/cpu/plan_builder.h"
+#include "kernels/cpu/engines/int8_vnni.h"
+#include "kernels/cpu/plan/plan_builder.h"
 #include "kernels/reference/quantized.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"

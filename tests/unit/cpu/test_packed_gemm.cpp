@@ -1,4 +1,4 @@
-// The AVX-512 packed GEMM (kernels/cpu/packed_gemm.h) against a double-precision loop: row counts
+// The AVX-512 packed GEMM (kernels/cpu/engines/packed_gemm.h) against a double-precision loop: row counts
 // around its 8-row blocks, column counts around its 32-column panels (masked stores), row strides
 // wider than the matrices (nothing outside them is read or written), bias or none, clamps, one and
 // two threads; MT_CPU_AVX512_GEMM=0 turning it off. Tolerance: 1e-5 of the sum of |a b| terms
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/packed_gemm.h"
-#include "kernels/cpu/plan_builder.h"
+#include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/plan/plan_builder.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 

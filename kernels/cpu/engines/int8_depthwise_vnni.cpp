@@ -1,0 +1,200 @@
+// The 3x3 and 5x5 depthwise convs of int8_vnni.h. Channels are independent, so vpdpbusd's sums of
+// 4 adjacent bytes would need 4 taps interleaved per channel; vpdpwssd adds two int16 products per
+// lane, so each kernel row's taps go in pairs: (x[c], x[c + dilation]) interleaved per channel.
+// Interleaving costs two shuffles (vpermt2b, then the widening), so it is done once per input
+// pixel, into a few widened input rows per thread (a cache of the rows the current output row
+// reads), not once per use: a 3x3 conv then multiplies each pair 6 times (3 kernel rows, 2 output
+// columns) with no shuffle in the inner loop, 6 vpdpwssd per output pixel and 16 channels.
+// Padding is widened as x_zero, the input is read as signed, so the folded bias only removes
+// x_zero * sum w.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/cpu/engines/int8_vnni.h"
+#include "kernels/cpu/engines/int8_vnni_requant.h"
+#include "lib/core/error.h"
+
+namespace mt::cpu {
+
+constexpr size_t kBlock = 16;  // channels per vector
+
+namespace {
+size_t blocks_of(size_t channels) { return (channels + kBlock - 1) / kBlock; }
+size_t row_pairs(size_t kernel) { return (kernel + 1) / 2; }  // tap pairs per kernel row
+// Pairs start at input columns left + 2 j dilation, left = ox stride - pad_left: with an even
+// stride only every other column starts one, and only those are widened.
+size_t column_step(const PackedConvShape& s) { return s.stride_w % 2 == 0 ? 2 : 1; }
+// Widened columns of a row, from input column -pad_left on.
+size_t widened_columns(const PackedConvShape& s) {
+  const size_t span = (s.out_w - 1) * s.stride_w + 2 * (row_pairs(s.kernel_w) - 1) * s.dilation_w + 1;
+  return (span - 1) / column_step(s) + 1;
+}
+// One widened row: per block, per column, 16 channels x 2 int16 (64 bytes).
+size_t widened_row_bytes(const PackedConvShape& s, size_t channels) {
+  return blocks_of(channels) * widened_columns(s) * 64;
+}
+}  // namespace
+
+size_t int8_depthwise_bytes(size_t kernel, size_t channels) {
+  const size_t padded = blocks_of(channels) * kBlock;
+  return padded * kernel * row_pairs(kernel) * 2 * sizeof(int16_t) + padded * (sizeof(int32_t) + sizeof(float));
+}
+
+PackedInt8Depthwise pack_int8_depthwise(void* memory, const int8_t* w, const int32_t* bias, const float* multipliers,
+                                        size_t kernel, size_t channels, int32_t x_zero, Int8Output out) {
+  const size_t pairs = row_pairs(kernel), vectors = kernel * pairs, padded = blocks_of(channels) * kBlock;
+  std::memset(memory, 0, int8_depthwise_bytes(kernel, channels));
+  auto* weights = static_cast<int16_t*>(memory);
+  auto* packed_bias = reinterpret_cast<int32_t*>(weights + padded * vectors * 2);
+  auto* packed_multipliers = reinterpret_cast<float*>(packed_bias + padded);
+  for (size_t c = 0; c < channels; ++c) {
+    int16_t* block = weights + c / kBlock * vectors * kBlock * 2;
+    int64_t sum = 0;
+    for (size_t ky = 0; ky < kernel; ++ky)
+      for (size_t kx = 0; kx < kernel; ++kx) {
+        const int8_t v = w[(c * kernel + ky) * kernel + kx];
+        // [kernel row][pair][channel][tap of the pair]
+        block[((ky * pairs + kx / 2) * kBlock + c % kBlock) * 2 + kx % 2] = v;
+        sum += v;
+      }
+    const int64_t folded = (bias != nullptr ? bias[c] : 0) - int64_t{x_zero} * sum;
+    packed_bias[c] = static_cast<int32_t>(static_cast<uint32_t>(folded));
+    packed_multipliers[c] = multipliers[c];
+  }
+  return PackedInt8Depthwise{.weights = weights, .bias = packed_bias, .multipliers = packed_multipliers,
+                             .channels = channels, .kernel = kernel, .out = out};
+}
+
+size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
+  return std::max<size_t>(1, threads) * s.kernel_h * widened_row_bytes(s, s.channels);
+}
+
+#if defined(__x86_64__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"  // _mm512_min_ps/max_ps, as in int8_gemm_vnni.cpp
+#if !defined(__clang__)  // a GCC-only warning group
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+namespace {
+
+// Widens input row iy of image n (the padding's x_zero outside the image) into `row`: column i
+// (input column i * column_step - pad_left) of block b holds (x[col][c], x[col + dilation][c]) as int16 pairs.
+MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const int8_t* x, const int8_t* padding, size_t n, int64_t iy,
+                              int16_t* row) {
+  alignas(32) uint8_t order[32];  // bytes 0..15 of the first operand and of the second, alternating
+  for (size_t i = 0; i < 16; ++i) {
+    order[2 * i] = static_cast<uint8_t>(i);
+    order[2 * i + 1] = static_cast<uint8_t>(32 + i);
+  }
+  const __m256i interleave = _mm256_load_si256(reinterpret_cast<const __m256i*>(order));
+  const size_t columns = widened_columns(s), blocks = blocks_of(s.channels);
+  const int8_t* line = inside(iy, s.h) ? x + (n * s.h + static_cast<size_t>(iy)) * s.w * s.channels : nullptr;
+  auto pixel = [&](int64_t ix) {
+    return line != nullptr && inside(ix, s.w) ? line + static_cast<size_t>(ix) * s.channels : padding;
+  };
+  for (size_t i = 0; i < columns; ++i) {
+    const int64_t ix = static_cast<int64_t>(i * column_step(s)) - s.pad_left;
+    const int8_t* first = pixel(ix);
+    const int8_t* second = pixel(ix + static_cast<int64_t>(s.dilation_w));
+    for (size_t b = 0; b < blocks; ++b) {
+      const __mmask16 mask = vnni::lanes(s.channels - b * kBlock);
+      const __m128i a = _mm_maskz_loadu_epi8(mask, first + b * kBlock);
+      const __m128i c = _mm_maskz_loadu_epi8(mask, second + b * kBlock);
+      const __m256i pair = _mm256_permutex2var_epi8(_mm256_zextsi128_si256(a), interleave, _mm256_zextsi128_si256(c));
+      _mm512_store_si512(row + (b * columns + i) * 2 * kBlock, _mm512_cvtepi8_epi16(pair));
+    }
+  }
+}
+
+// Output rows [begin, end) (over all images) of a Kernel x Kernel depthwise conv, with Kernel
+// widened rows of scratch.
+template <size_t Kernel>
+MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x,
+                                   const int8_t* padding, int8_t* y, size_t begin, size_t end, int16_t* scratch) {
+  constexpr size_t kPairs = (Kernel + 1) / 2, kVectors = Kernel * kPairs;
+  const size_t columns = widened_columns(s), blocks = blocks_of(s.channels), c = s.channels;
+  const size_t step = column_step(s), stride = s.stride_w / step, dilation = 2 * s.dilation_w / step;
+  const size_t row_elements = blocks * columns * 2 * kBlock;
+  // Which input row (image n, row iy) each of the Kernel scratch rows holds.
+  int64_t held[Kernel];
+  std::fill_n(held, Kernel, int64_t{-1} << 40);
+  const vnni::OutputVectors o = vnni::output_vectors(w.out);
+  for (size_t r = begin; r < end; ++r) {
+    const size_t n = r / s.out_h, oy = r % s.out_h;
+    const int64_t top = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
+    // The kernel rows' input rows, widened unless a scratch row holds them already.
+    const int16_t* rows[Kernel];
+    int64_t wanted[Kernel];
+    for (size_t ky = 0; ky < Kernel; ++ky)
+      wanted[ky] = static_cast<int64_t>(n) * (int64_t{1} << 32) + top + static_cast<int64_t>(ky * s.dilation_h);
+    bool used[Kernel] = {}, found[Kernel] = {};
+    for (size_t ky = 0; ky < Kernel; ++ky)
+      for (size_t slot = 0; slot < Kernel; ++slot)
+        if (held[slot] == wanted[ky]) {
+          rows[ky] = scratch + slot * row_elements;
+          used[slot] = found[ky] = true;
+          break;
+        }
+    for (size_t ky = 0; ky < Kernel; ++ky) {
+      if (found[ky]) continue;
+      const size_t slot = static_cast<size_t>(std::find(used, used + Kernel, false) - used);
+      used[slot] = true;
+      held[slot] = wanted[ky];
+      widen_row(s, x, padding, n, top + static_cast<int64_t>(ky * s.dilation_h), scratch + slot * row_elements);
+      rows[ky] = scratch + slot * row_elements;
+    }
+    int8_t* dst = y + r * s.out_w * c;
+    for (size_t b = 0; b < blocks; ++b) {
+      __m512i weights[kVectors];
+#pragma GCC unroll 15
+      for (size_t v = 0; v < kVectors; ++v) weights[v] = _mm512_load_si512(w.weights + (b * kVectors + v) * 2 * kBlock);
+      const __m512i bias = _mm512_loadu_si512(w.bias + b * kBlock);
+      const __m512 multiplier = _mm512_loadu_ps(w.multipliers + b * kBlock);
+      const __mmask16 mask = vnni::lanes(c - b * kBlock);
+      const int16_t* block_rows[Kernel];
+      for (size_t ky = 0; ky < Kernel; ++ky) block_rows[ky] = rows[ky] + b * columns * 2 * kBlock;
+      for (size_t ox = 0; ox < s.out_w; ++ox) {
+        const size_t left = ox * stride;  // widened column of the first pair
+        __m512i acc = bias;
+#pragma GCC unroll 5
+        for (size_t ky = 0; ky < Kernel; ++ky)
+#pragma GCC unroll 3
+          for (size_t j = 0; j < kPairs; ++j)
+            acc = _mm512_dpwssd_epi32(
+                acc, _mm512_load_si512(block_rows[ky] + (left + j * dilation) * 2 * kBlock),
+                weights[ky * kPairs + j]);
+        vnni::requantize_store(dst + ox * c + b * kBlock, mask, acc, multiplier, o);
+      }
+    }
+  }
+}
+
+}  // namespace
+#pragma GCC diagnostic pop
+#endif
+
+void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x, const int8_t* padding,
+                    int8_t* y, void* scratch, size_t threads, pthreadpool_t pool) {
+#if defined(__x86_64__)
+  // One contiguous range of output rows per thread, each with its own scratch rows.
+  const size_t rows = s.n * s.out_h;
+  const size_t pool_threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const size_t parts = std::max<size_t>(1, std::min({threads, pool_threads, rows}));
+  const size_t part_elements = s.kernel_h * widened_row_bytes(s, s.channels) / sizeof(int16_t);
+  auto run = [&](size_t part) {
+    const size_t begin = rows * part / parts, end = rows * (part + 1) / parts;
+    int16_t* mine = static_cast<int16_t*>(scratch) + part * part_elements;
+    if (w.kernel == 3) depthwise_rows<3>(w, s, x, padding, y, begin, end, mine);
+    else depthwise_rows<5>(w, s, x, padding, y, begin, end, mine);
+  };
+  if (parts == 1) return run(0);
+  using Run = decltype(run);
+  pthreadpool_parallelize_1d(
+      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts, 0);
+#else
+  (void)w, (void)s, (void)x, (void)padding, (void)y, (void)scratch, (void)threads, (void)pool;
+  fail(ExitCode::failure, "internal: int8_depthwise needs AVX512-VNNI");
+#endif
+}
+
+}  // namespace mt::cpu

@@ -1,0 +1,108 @@
+// Our own int8 kernels for AVX512-VNNI CPUs: a u8 x s8 GEMM on `vpdpbusd` (1x1 convs and linear as
+// plain GEMMs, other one-group convs as indirect GEMMs over NHWC pixels) and 3x3 / 5x5 depthwise
+// convs on `vpdpwssd`, with requantization, bias and clamp fused into the output and weights packed
+// once at planning; and 256-entry byte tables on VBMI's vpermi2b. CPUs without VNNI (and ARM), or MT_CPU_INT8_VNNI=0, keep XNNPACK's qc8 operators.
+//
+// Arithmetic (the reference int8 kernels', kernels/reference/quantized.h): acc = bias[c] + sum of
+// w * (x - x_zero) in exact int32, y = clamp(float(acc) * multiplier[c], lo - y_zero, hi - y_zero)
+// rounded half to even, plus y_zero. The GEMM reads x as unsigned bytes x + 128 (int8_flip, one
+// pass over the input per layer): sum w * (x - x_zero) = sum w * (x + 128) - (128 + x_zero) * sum w,
+// so the packed bias is bias - (128 + x_zero) * sum w, computed at planning. Padding reads a pixel
+// of x_zero values (flipped too, for the GEMM).
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cpu/engines/packed_gemm.h"
+
+namespace mt::cpu {
+
+// Whether these kernels run here: the CPU has AVX512-VNNI, -BW, -VL and -VBMI, and
+// MT_CPU_INT8_VNNI is unset or "1" ("0" turns them off; anything else is Error(usage)).
+bool int8_vnni_enabled();
+
+// What every output channel shares: the output zero point and the clamp in int8 values.
+struct Int8Output {
+  int32_t zero_point = 0;
+  int32_t low = -128, high = 127;
+};
+
+// GEMM weights packed for int8_gemm / int8_conv: k = taps * round_up(channels, 4) bytes per
+// output column (each tap's channels zero-padded to a multiple of 4), in ceil(n / 32) panels of
+// [k / 4][32][4] bytes; bias (folded as above) and multipliers padded to the panels. Plan memory.
+struct PackedInt8Gemm {
+  const int8_t* panels = nullptr;
+  const int32_t* bias = nullptr;
+  const float* multipliers = nullptr;
+  size_t taps = 1, k = 0, n = 0;
+  Int8Output out;
+};
+
+// Bytes of memory pack_int8_gemm needs.
+size_t int8_gemm_bytes(size_t taps, size_t channels, size_t n);
+
+// Packs w (n rows of taps * channels int8 weights, tap-major as OHWI), bias (n int32 or null) and
+// the per-column multipliers x_scale * w_scale / y_scale into `memory` (int8_gemm_bytes, 64-byte
+// aligned) for input zero point x_zero.
+PackedInt8Gemm pack_int8_gemm(void* memory, const int8_t* w, const int32_t* bias, const float* multipliers,
+                              size_t taps, size_t channels, size_t n, int32_t x_zero, Int8Output out);
+
+// u[i] = x[i] + 128 as unsigned bytes (x XOR 0x80): the input the GEMM reads. Any CPU.
+void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool);
+
+// C[m x n] (row stride ldc) = requantize(A[m x channels] (row stride lda) B + bias), split across
+// the pool's threads; A flipped (int8_flip). A's rows are read in 4-byte steps up to
+// round_up(channels, 4): up to 3 bytes past the last row (memory XNNPACK may over-read).
+// Requires int8_vnni_enabled(), taps == 1.
+void int8_gemm(const PackedInt8Gemm& weights, size_t m, const uint8_t* a, size_t lda, int8_t* c, size_t ldc,
+               pthreadpool_t pool);
+
+// Whether int8_conv takes a kernel of this size (at most 64 taps).
+bool int8_conv_fits(size_t kernel_h, size_t kernel_w);
+
+// Whether a conv with this kernel and input channel count runs gathered: under 16 channels the
+// micro-kernel would reload its row pointers every step or so, so each block of 8 output pixels
+// copies its taps into contiguous rows (an im2col of 8 rows, in cache), and the weights are packed
+// with taps = 1 and channels = kernel_h * kernel_w * channels.
+bool int8_conv_gathers(size_t kernel_h, size_t kernel_w, size_t channels);
+
+// y (NHWC, weights.n channels) = requantize(conv(x) + bias) as an indirect GEMM over x's pixels
+// (one group), gathered when weights.taps is 1 for a larger kernel (int8_conv_gathers). x is
+// flipped (int8_flip); `padding` holds round_up(channels, 4) bytes of the flipped input zero point.
+void int8_conv(const PackedInt8Gemm& weights, const PackedConvShape& shape, const uint8_t* x, const uint8_t* padding,
+               int8_t* y, pthreadpool_t pool);
+
+// Depthwise weights (one input channel per group, multiplier 1), 3x3 or 5x5: per block of 16
+// channels and kernel row, the row's taps in pairs as int16 (w[kx][c], w[kx + 1][c]), an odd last
+// tap paired with 0; bias folded as bias - x_zero * sum w.
+struct PackedInt8Depthwise {
+  const int16_t* weights = nullptr;
+  const int32_t* bias = nullptr;
+  const float* multipliers = nullptr;
+  size_t channels = 0, kernel = 0;  // kernel: 3 or 5
+  Int8Output out;
+};
+
+size_t int8_depthwise_bytes(size_t kernel, size_t channels);
+
+// Packs w (channels x kernel x kernel int8, OIHW with one input channel) into `memory`.
+PackedInt8Depthwise pack_int8_depthwise(void* memory, const int8_t* w, const int32_t* bias, const float* multipliers,
+                                        size_t kernel, size_t channels, int32_t x_zero, Int8Output out);
+
+// Scratch bytes int8_depthwise needs to run on up to `threads` threads (widened input rows).
+size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads);
+
+// y (NHWC) = requantize(depthwise conv(x) + bias); `padding` holds `channels` bytes of the input
+// zero point; `scratch`: int8_depthwise_scratch_bytes(shape, threads), 64-byte aligned. Any stride,
+// dilation and padding; split across up to `threads` of the pool's threads by output rows.
+void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& shape, const int8_t* x,
+                    const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool);
+
+// dst[i] = table[src[i] + 128] for n bytes (int8 hardswish and hardsigmoid), 64 at a time
+// (int8_lookup_vbmi.cpp). Requires int8_vnni_enabled().
+void int8_lookup(const int8_t* table, const int8_t* src, int8_t* dst, size_t n);
+
+}  // namespace mt::cpu

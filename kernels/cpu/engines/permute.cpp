@@ -1,0 +1,154 @@
+#include "kernels/cpu/engines/permute.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/cpu/plan/parallel.h"
+#include "lib/core/error.h"
+
+namespace mt::cpu {
+namespace {
+
+constexpr size_t kMaxLoopDims = 16;
+
+// Walks the offsets of a range of outer indices without a division per step.
+class Odometer {
+ public:
+  template <typename Dims>
+  Odometer(const Dims& dims, size_t start) {
+    for (size_t d = dims.size(); d-- > 0;) {
+      const auto size = static_cast<size_t>(dims[d].size);
+      index_[d] = static_cast<int64_t>(start % size);
+      start /= size;
+      source_ += index_[d] * dims[d].source_stride;
+      destination_ += index_[d] * dims[d].destination_stride;
+    }
+  }
+  template <typename Dims>
+  void next(const Dims& dims) {
+    for (size_t d = dims.size(); d-- > 0;) {
+      source_ += dims[d].source_stride;
+      destination_ += dims[d].destination_stride;
+      if (++index_[d] < dims[d].size) return;
+      source_ -= dims[d].size * dims[d].source_stride;
+      destination_ -= dims[d].size * dims[d].destination_stride;
+      index_[d] = 0;
+    }
+  }
+  int64_t source() const { return source_; }
+  int64_t destination() const { return destination_; }
+
+ private:
+  int64_t index_[kMaxLoopDims] = {};
+  int64_t source_ = 0, destination_ = 0;
+};
+
+template <typename T>
+void transpose_block(const T* source, T* destination, int64_t rows, int64_t columns, int64_t source_stride,
+                     int64_t destination_stride) {
+  // destination[r + c * destination_stride] = source[r * source_stride + c]: r is the
+  // destination's contiguous dim, c the source's.
+  constexpr int64_t kBlock = 64 / sizeof(T) < 16 ? 16 : 32;
+  if (rows < 8) {
+    // A few destination-contiguous elements (NHWC with few channels): stream along the source.
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < columns; ++c) destination[r + c * destination_stride] = source[r * source_stride + c];
+    return;
+  }
+  for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+    const int64_t r1 = std::min(rows, r0 + kBlock);
+    for (int64_t c = 0; c < columns; ++c) {
+      T* out = destination + c * destination_stride;
+      const T* in = source + c;
+      for (int64_t r = r0; r < r1; ++r) out[r] = in[r * source_stride];
+    }
+  }
+}
+
+// Source-contiguous elements per transpose work unit: at least 32, and enough that a unit moves
+// about 2048 elements when the destination's contiguous dim is short.
+int64_t tile_for(int64_t rows) { return std::max<int64_t>(32, 2048 / std::max<int64_t>(1, rows)); }
+
+}  // namespace
+
+Permute::Permute(const Shape& source_shape, const std::vector<int>& perm, size_t element_size)
+    : element_size_(element_size), count_(numel(source_shape)) {
+  std::vector<int64_t> source_strides(source_shape.size(), 1);
+  for (size_t d = source_shape.size(); d-- > 1;) source_strides[d - 1] = source_strides[d] * source_shape[d];
+
+  std::vector<Dim> dims;  // destination order, sizes > 1, adjacent runs merged
+  for (int d : perm) {
+    if (source_shape[d] == 1) continue;
+    if (!dims.empty() && dims.back().source_stride == source_strides[d] * source_shape[d]) {
+      dims.back().size *= source_shape[d];
+      dims.back().source_stride = source_strides[d];
+    } else {
+      dims.push_back({source_shape[d], source_strides[d], 0});
+    }
+  }
+  int64_t stride = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    dims[d].destination_stride = stride;
+    stride *= dims[d].size;
+  }
+  if (dims.empty() || count_ == 0) return;
+  inner_ = dims.back();
+  dims.pop_back();
+  if (inner_.source_stride != 1) {
+    transpose_ = true;
+    auto contiguous = std::find_if(dims.begin(), dims.end(), [](const Dim& dim) { return dim.source_stride == 1; });
+    transposed_ = *contiguous;
+    dims.erase(contiguous);
+    tile_ = std::min(transposed_.size, tile_for(inner_.size));
+    tiles_ = (transposed_.size + tile_ - 1) / tile_;
+  }
+  if (dims.size() > kMaxLoopDims) unsupported("transpose of {} interleaved dimensions is not supported", dims.size());
+  outer_ = std::move(dims);
+}
+
+void Permute::copy_rows(const std::byte* source, std::byte* destination, size_t begin, size_t end) const {
+  const size_t row_bytes = static_cast<size_t>(inner_.size) * element_size_;
+  Odometer odometer(outer_, begin);
+  for (size_t i = begin; i < end; ++i, odometer.next(outer_))
+    std::memcpy(destination + odometer.destination() * element_size_, source + odometer.source() * element_size_,
+                row_bytes);
+}
+
+void Permute::transpose_tiles(const std::byte* source, std::byte* destination, size_t begin, size_t end) const {
+  for (size_t unit = begin; unit < end; ++unit) {
+    const size_t outer = unit / static_cast<size_t>(tiles_);
+    const int64_t c0 = static_cast<int64_t>(unit % static_cast<size_t>(tiles_)) * tile_;
+    const int64_t columns = std::min(tile_, transposed_.size - c0);
+    Odometer odometer(outer_, outer);
+    const int64_t in = odometer.source() + c0;
+    const int64_t out = odometer.destination() + c0 * transposed_.destination_stride;
+    auto run = [&]<typename T>(T*) {
+      transpose_block(reinterpret_cast<const T*>(source) + in, reinterpret_cast<T*>(destination) + out, inner_.size,
+                      columns, inner_.source_stride, transposed_.destination_stride);
+    };
+    switch (element_size_) {
+      case 1: run(static_cast<uint8_t*>(nullptr)); break;
+      case 2: run(static_cast<uint16_t*>(nullptr)); break;
+      case 4: run(static_cast<uint32_t*>(nullptr)); break;
+      default: run(static_cast<uint64_t*>(nullptr)); break;
+    }
+  }
+}
+
+void Permute::run(const void* source, void* destination, pthreadpool_t pool) const {
+  if (count_ == 0) return;
+  const auto* in = static_cast<const std::byte*>(source);
+  auto* out = static_cast<std::byte*>(destination);
+  size_t outer_count = 1;
+  for (const Dim& dim : outer_) outer_count *= static_cast<size_t>(dim.size);
+  if (!transpose_) {
+    const size_t min_rows = std::max<size_t>(1, 16384 / std::max<size_t>(1, inner_.size * element_size_));
+    parallel_chunks(pool, outer_count, min_rows, [&](size_t begin, size_t end) { copy_rows(in, out, begin, end); });
+    return;
+  }
+  const size_t units = outer_count * static_cast<size_t>(tiles_);
+  const size_t min_units = std::max<size_t>(1, 4096 / static_cast<size_t>(std::max<int64_t>(1, inner_.size * tile_)));
+  parallel_chunks(pool, units, min_units, [&](size_t begin, size_t end) { transpose_tiles(in, out, begin, end); });
+}
+
+}  // namespace mt::cpu

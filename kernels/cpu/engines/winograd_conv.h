@@ -1,0 +1,30 @@
+// Winograd convolution for 3x3, stride 1, dilation 1, group 1 conv2d with constant weights:
+// F(4x4, 3x3) does 4x fewer multiplies than the direct path for 4x the packed weights, F(2x2, 3x3)
+// 2.25x fewer for 16/9 the weights.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/cpu/plan/plan_builder.h"
+
+namespace mt::cpu {
+
+// The shape facts the choice depends on (output height and width, channels in and out).
+struct WinogradShape {
+  size_t out_h, out_w, in_channels, out_channels;
+};
+
+// MT_CPU_WINOGRAD: unset or "1" true, "0" false, anything else Error(usage). Read once per plan.
+bool winograd_enabled();
+
+// The output tile of the Winograd variant that beats the direct path for a conv of this shape:
+// 4 for F(4x4, 3x3), 2 for F(2x2, 3x3), 0 for neither (measured crossover, see winograd_conv.cpp).
+size_t winograd_tile(const WinogradShape& shape);
+
+// Whether `node` is a conv2d Winograd can run: 3x3, stride 1, dilation 1, group 1, constant weights.
+bool winograd_applies(const NodeContext& context);
+
+// Plans the conv as Winograd F(tile x tile, 3x3), tile 4 or 2.
+void plan_conv2d_winograd(NodeContext& context, size_t tile);
+
+}  // namespace mt::cpu

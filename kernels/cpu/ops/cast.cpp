@@ -1,0 +1,134 @@
+// cast: element type conversion in any layout. Float to integer truncates toward zero and
+// saturates (NaN -> 0); integer to narrower integer wraps; float16 rounds to nearest even.
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/ops/ops.h"
+#include "kernels/cpu/plan/parallel.h"
+
+namespace mt::cpu {
+namespace {
+
+struct Half {
+  uint16_t bits;
+};
+struct Bool {
+  uint8_t byte;  // any non-zero byte reads as true
+};
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1f;
+  const uint32_t mantissa = h & 0x3ff;
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  // Subnormal half: mantissa * 2^-24, exact in float.
+  const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
+  return sign ? -magnitude : magnitude;
+}
+
+uint16_t float_to_half(float f) {
+  const uint32_t bits = std::bit_cast<uint32_t>(f);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  const uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00);  // NaN
+  if (magnitude >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00);  // rounds to >= 65520: infinity
+  if (magnitude < 0x38800000u) {
+    // Result is subnormal (or zero): scale so that the half's units land in the integer part,
+    // and let the float addition round to nearest even.
+    const float scaled = std::bit_cast<float>(magnitude) * 16777216.0f;  // 2^24
+    return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::nearbyint(scaled)));
+  }
+  // Normal: rebias the exponent and round the 13 dropped mantissa bits to nearest even.
+  const uint32_t rebased = magnitude - (112u << 23);
+  const uint32_t rounded = rebased + 0xfffu + ((rebased >> 13) & 1u);
+  return static_cast<uint16_t>(sign | (rounded >> 13));
+}
+
+template <typename To>
+To float_to_int(double value) {
+  if (std::isnan(value)) return 0;
+  const double t = std::trunc(value);
+  if (t <= static_cast<double>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+  if (t >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+  return static_cast<To>(t);
+}
+
+// Storage types: bool is one byte holding 0 or 1; float16 its bit pattern.
+template <typename From, typename To>
+To convert(From v) {
+  if constexpr (std::is_same_v<From, Half>) {
+    return convert<float, To>(half_to_float(v.bits));
+  } else if constexpr (std::is_same_v<From, Bool>) {
+    return convert<uint8_t, To>(v.byte != 0 ? 1 : 0);
+  } else if constexpr (std::is_same_v<To, Half>) {
+    return Half{float_to_half(static_cast<float>(v))};
+  } else if constexpr (std::is_same_v<To, Bool>) {
+    return Bool{static_cast<uint8_t>(v != From{0} ? 1 : 0)};
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    return float_to_int<To>(static_cast<double>(v));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <typename From, typename To>
+void convert_all(const void* in, void* out, size_t n, pthreadpool_t pool) {
+  const auto* source = static_cast<const From*>(in);
+  auto* destination = static_cast<To*>(out);
+  parallel_chunks(pool, n, 16384, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) destination[i] = convert<From, To>(source[i]);
+  });
+}
+
+using ConvertFn = void (*)(const void*, void*, size_t, pthreadpool_t);
+
+template <typename From>
+ConvertFn pick_to(DType to) {
+  switch (to) {
+    case DType::f32: return convert_all<From, float>;
+    case DType::f16: return convert_all<From, Half>;
+    case DType::i8: return convert_all<From, int8_t>;
+    case DType::u8: return convert_all<From, uint8_t>;
+    case DType::i32: return convert_all<From, int32_t>;
+    case DType::i64: return convert_all<From, int64_t>;
+    case DType::boolean: return convert_all<From, Bool>;
+  }
+  return nullptr;
+}
+
+ConvertFn pick(DType from, DType to) {
+  switch (from) {
+    case DType::f32: return pick_to<float>(to);
+    case DType::f16: return pick_to<Half>(to);
+    case DType::i8: return pick_to<int8_t>(to);
+    case DType::u8: return pick_to<uint8_t>(to);
+    case DType::i32: return pick_to<int32_t>(to);
+    case DType::i64: return pick_to<int64_t>(to);
+    case DType::boolean: return pick_to<Bool>(to);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<std::string> check_cast(const Graph&, const Node&) { return std::nullopt; }
+
+void plan_cast(NodeContext& c) {
+  const Value x = c.input(0);
+  const Value y = c.output(0, x.layout);
+  const size_t n = count_of(x);
+  if (x.dtype == y.dtype) {
+    const size_t bytes = x.bytes();
+    c.add_kernel({x, y}, [bytes](Pointers p, pthreadpool_t) { std::memcpy(p[1], p[0], bytes); });
+    return;
+  }
+  const ConvertFn fn = pick(x.dtype, y.dtype);
+  c.add_kernel({x, y}, [fn, n](Pointers p, pthreadpool_t pool) { fn(p[0], p[1], n, pool); });
+}
+
+}  // namespace mt::cpu

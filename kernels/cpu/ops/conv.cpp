@@ -1,0 +1,238 @@
+// conv2d and conv_transpose2d as XNNPACK NHWC operators. The graph's OIHW weights are reordered
+// into a temporary OHWI (per group) copy that XNNPACK packs at creation and that is freed right
+// after (prepacked models store OHWI already): a run touches only the packed weights. Depthwise
+// convolutions are recognised by XNNPACK itself (one input and one output channel per group).
+// Large weights are split into several operators by output channel (gemm_slices.h). On AVX-512
+// CPUs convs with one group run on our own packed GEMM (packed_gemm.h) instead: 1x1 stride-1
+// ones as plain GEMMs, others as indirect GEMMs.
+// 3x3 stride-1 convolutions large enough to pay go to winograd_conv.cpp instead.
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kernels/cpu/engines/conv_gemm.h"
+#include "kernels/cpu/engines/gemm_slices.h"
+#include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/ops/ops.h"
+#include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/plan/prepack.h"
+#include "kernels/cpu/engines/winograd_conv.h"
+
+namespace mt::cpu {
+namespace {
+
+struct Conv2d {
+  uint32_t kh, kw, stride_h, stride_w, dilation_h, dilation_w;
+  uint32_t pad_top, pad_left, pad_bottom, pad_right;
+  uint32_t groups;
+  float low, high;
+};
+
+Conv2d conv_attrs(const Node& node, const Shape& weights) {
+  const auto& strides = attr_ints(node, "strides");
+  const auto& pads = attr_ints(node, "pads");
+  const auto& dilations = attr_ints(node, "dilations");
+  return Conv2d{static_cast<uint32_t>(weights[2]), static_cast<uint32_t>(weights[3]),
+                static_cast<uint32_t>(strides[0]), static_cast<uint32_t>(strides[1]),
+                static_cast<uint32_t>(dilations[0]), static_cast<uint32_t>(dilations[1]),
+                static_cast<uint32_t>(pads[0]), static_cast<uint32_t>(pads[1]),
+                static_cast<uint32_t>(pads[2]), static_cast<uint32_t>(pads[3]),
+                static_cast<uint32_t>(attr_int(node, "group")), attr_f32(node, "act_min"), attr_f32(node, "act_max")};
+}
+
+std::optional<std::string> check_conv_common(const Graph& graph, const Node& node, bool constant_weights) {
+  if (auto reason = check_float(graph, node)) return reason;
+  if (constant_weights) {
+    if (auto reason = check_constant(graph, node, 1, "weights")) return reason;
+    if (auto reason = check_constant(graph, node, 2, "bias")) return reason;
+  }
+  if (graph.tensor(node.inputs[0]).shape.size() != 4) return std::string("only 4-D input supported");
+  if (attr_ints(node, "strides").size() != 2 || attr_ints(node, "dilations").size() != 2 ||
+      attr_ints(node, "pads").size() != 4)
+    return std::string("strides, dilations and pads must have 2, 2 and 4 values");
+  for (const char* name : {"strides", "dilations"})
+    for (int64_t v : attr_ints(node, name))
+      if (v < 1) return fmt::format("{} {} not supported", name, v);
+  for (int64_t v : attr_ints(node, "pads"))
+    if (v < 0) return fmt::format("negative pad {} not supported", v);
+  const float low = attr_f32(node, "act_min"), high = attr_f32(node, "act_max");
+  if (!(low < high)) return fmt::format("act_min {} >= act_max {} not supported", low, high);
+  return std::nullopt;
+}
+
+// A 1x1 stride-1 conv is one GEMM over the NHWC pixels, [pixels x C] x [C x M], run by our
+// packed GEMM (packed_gemm.h). OIHW with 1x1 kernels and OHWI are the same bytes: row o holds
+// output channel o's C weights.
+void plan_pointwise(NodeContext& c, const Conv2d& a) {
+  const Shape& ws = c.input_info(1).shape;
+  const auto out_channels = static_cast<size_t>(ws[0]), in_channels = static_cast<size_t>(ws[1]);
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+  const PackedWeights w = pack_gemm_weights(c.keep(packed_gemm_bytes(in_channels, out_channels)),
+                                            c.constant(1).as<float>().data(), in_channels, bias, in_channels,
+                                            out_channels);
+  const Value x = c.input(0, nhwc_layout());
+  const Value y = c.output(0, nhwc_layout());
+  const size_t pixels = count_of(x) / in_channels;
+  const float low = a.low, high = a.high;
+  c.add_kernel({x, y}, [w, pixels, in_channels, out_channels, low, high](Pointers p, pthreadpool_t pool) {
+    packed_gemm(w, pixels, static_cast<const float*>(p[0]), in_channels, static_cast<float*>(p[1]), out_channels,
+                low, high, pool);
+  });
+}
+
+// Other one-group convs run as indirect GEMMs over the input pixels (packed_gemm.h), from the
+// OHWI weights `ohwi`.
+void plan_indirect(NodeContext& c, const Conv2d& a, const float* ohwi) {
+  const Shape& xs = c.input_info(0).shape;  // N, C, H, W
+  const Shape& ys = c.output_info(0).shape;
+  const auto out_channels = static_cast<size_t>(ys[1]), channels = static_cast<size_t>(xs[1]);
+  const size_t k = size_t{a.kh} * a.kw * channels;
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+  const PackedWeights w =
+      pack_gemm_weights(c.keep(packed_gemm_bytes(k, out_channels)), ohwi, k, bias, k, out_channels);
+  const auto* zeros = static_cast<const float*>(c.keep(channels * sizeof(float)));  // the padding's pixel
+  const PackedConvShape shape{.n = static_cast<size_t>(xs[0]), .h = static_cast<size_t>(xs[2]),
+                              .w = static_cast<size_t>(xs[3]), .channels = channels,
+                              .out_h = static_cast<size_t>(ys[2]), .out_w = static_cast<size_t>(ys[3]),
+                              .kernel_h = a.kh, .kernel_w = a.kw, .stride_h = a.stride_h, .stride_w = a.stride_w,
+                              .dilation_h = a.dilation_h, .dilation_w = a.dilation_w, .pad_top = a.pad_top,
+                              .pad_left = a.pad_left};
+  const Value x = c.input(0, nhwc_layout());
+  const Value y = c.output(0, nhwc_layout());
+  const float low = a.low, high = a.high;
+  c.add_kernel({x, y}, [w, shape, zeros, low, high](Pointers p, pthreadpool_t pool) {
+    packed_conv(w, shape, static_cast<const float*>(p[0]), zeros, static_cast<float*>(p[1]), low, high, pool);
+  });
+}
+
+// 1x1, stride 1, no pads (one group is checked by the caller).
+bool is_pointwise(const Conv2d& a) {
+  return a.kh == 1 && a.kw == 1 && a.stride_h == 1 && a.stride_w == 1 && a.pad_top == 0 && a.pad_left == 0 &&
+         a.pad_bottom == 0 && a.pad_right == 0;
+}
+
+}  // namespace
+
+// Weights computed at run time go through conv_gemm.cpp.
+std::optional<std::string> check_conv2d(const Graph& graph, const Node& node) {
+  return check_conv_common(graph, node, false);
+}
+
+void plan_conv2d(NodeContext& c) {
+  if (!c.is_constant(1) || (c.has_input(2) && !c.is_constant(2))) {
+    plan_conv2d_runtime_weights(c);
+    return;
+  }
+  const Shape x_shape = c.input_info(0).shape;  // N, C, H, W
+  const Shape w_shape = c.input_info(1).shape;  // M, C/g, kH, kW
+  const Shape& y_shape = c.output_info(0).shape;
+  if (c.winograd() && winograd_applies(c)) {
+    const size_t tile = winograd_tile({static_cast<size_t>(y_shape[2]), static_cast<size_t>(y_shape[3]),
+                                       static_cast<size_t>(x_shape[1]), static_cast<size_t>(w_shape[0])});
+    if (tile != 0) return plan_conv2d_winograd(c, tile);
+  }
+  const Conv2d a = conv_attrs(c.node(), w_shape);
+  // The packed GEMM pads the output channels to 32-column panels: from 16 channels on, that at
+  // most doubles the packed weights (fewer stay with XNNPACK, which pads to 16).
+  const bool packed = c.packed_gemm() && a.groups == 1 && w_shape[0] >= 16;
+  if (packed && is_pointwise(a)) return plan_pointwise(c, a);
+  const size_t out_channels = static_cast<size_t>(w_shape[0]);
+  const size_t group_in = static_cast<size_t>(w_shape[1]);
+  const size_t group_out = out_channels / a.groups;
+  const size_t kernel = static_cast<size_t>(a.kh) * a.kw;
+
+  // OIHW -> OHWI; XNNPACK reads it as [groups][group_out][kH][kW][group_in]. A prepacked model
+  // (mt-prepack) stores the weights in that order already.
+  const float* w = c.constant(1).as<float>().data();
+  std::vector<float> ohwi;
+  if (c.input_info(1).layout != kLayoutOhwi) {
+    ohwi.resize(out_channels * kernel * group_in);
+    for (size_t o = 0; o < out_channels; ++o)
+      for (size_t i = 0; i < group_in; ++i)
+        for (size_t s = 0; s < kernel; ++s) ohwi[(o * kernel + s) * group_in + i] = w[(o * group_in + i) * kernel + s];
+    w = ohwi.data();
+  }
+  if (packed && packed_conv_fits(a.kh, a.kw, group_in)) return plan_indirect(c, a, w);
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+
+  const Value x = c.xnn_input(0, nhwc_layout());
+  const Value y = c.output(0, nhwc_layout());
+  const size_t batch = static_cast<size_t>(x_shape[0]), height = static_cast<size_t>(x_shape[2]),
+               width = static_cast<size_t>(x_shape[3]);
+  const size_t pixels = batch * static_cast<size_t>(y_shape[2]) * static_cast<size_t>(y_shape[3]);
+  const size_t slice = a.groups == 1 ? output_slice(out_channels, kernel * group_in, pixels) : out_channels;
+  for (size_t o0 = 0; o0 < out_channels; o0 += slice) {
+    const size_t count = std::min(slice, out_channels - o0);
+    xnn_operator_t op = nullptr;
+    c.check(xnn_create_convolution2d_nhwc_f32(a.pad_top, a.pad_right, a.pad_bottom, a.pad_left, a.kh, a.kw,
+                                              a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, group_in,
+                                              a.groups == 1 ? count : group_out, group_in * a.groups, out_channels,
+                                              w + o0 * kernel * group_in, bias != nullptr ? bias + o0 : nullptr,
+                                              a.low, a.high, 0, &op),
+            "xnn_create_convolution2d_nhwc_f32");
+    Value y_slice = y;
+    y_slice.offset += o0 * sizeof(float);
+    c.add_xnn(op, {x, y_slice}, [batch, height, width](xnn_operator_t o, Pointers p, pthreadpool_t pool) {
+      return xnn_setup_convolution2d_nhwc_f32(o, batch, height, width, static_cast<const float*>(p[0]),
+                                              static_cast<float*>(p[1]), pool);
+    });
+  }
+  c.count_packed((out_channels * kernel * group_in + out_channels) * sizeof(float));
+}
+
+std::optional<std::string> check_conv_transpose2d(const Graph& graph, const Node& node) {
+  if (auto reason = check_conv_common(graph, node, true)) return reason;
+  const auto& strides = attr_ints(node, "strides");
+  const auto& output_padding = attr_ints(node, "output_padding");
+  if (output_padding.size() != 2) return std::string("output_padding must have 2 values");
+  for (size_t d = 0; d < 2; ++d)
+    if (output_padding[d] < 0 || output_padding[d] >= strides[d])
+      return fmt::format("output_padding {} with stride {} not supported", output_padding[d], strides[d]);
+  return std::nullopt;
+}
+
+void plan_conv_transpose2d(NodeContext& c) {
+  const Shape x_shape = c.input_info(0).shape;  // N, C, H, W
+  const Shape w_shape = c.input_info(1).shape;  // C, M/g, kH, kW
+  const Conv2d a = conv_attrs(c.node(), w_shape);
+  const size_t in_channels = static_cast<size_t>(w_shape[0]);
+  const size_t group_out = static_cast<size_t>(w_shape[1]);
+  const size_t group_in = in_channels / a.groups;
+  const size_t out_channels = group_out * a.groups;
+  const size_t kernel = static_cast<size_t>(a.kh) * a.kw;
+
+  // [g][group_in][group_out][kH][kW] -> [g][group_out][kH][kW][group_in], unless prepacked (group 1).
+  const float* w = c.constant(1).as<float>().data();
+  std::vector<float> packed;
+  if (c.input_info(1).layout != kLayoutOhwi) {
+    packed.resize(in_channels * group_out * kernel);
+    for (size_t g = 0; g < a.groups; ++g)
+      for (size_t i = 0; i < group_in; ++i)
+        for (size_t o = 0; o < group_out; ++o)
+          for (size_t s = 0; s < kernel; ++s)
+            packed[((g * group_out + o) * kernel + s) * group_in + i] =
+                w[(((g * group_in + i) * group_out) + o) * kernel + s];
+    w = packed.data();
+  }
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+  const auto& output_padding = attr_ints(c.node(), "output_padding");
+  const auto adjust_h = static_cast<uint32_t>(output_padding[0]), adjust_w = static_cast<uint32_t>(output_padding[1]);
+
+  xnn_operator_t op = nullptr;
+  c.check(xnn_create_deconvolution2d_nhwc_f32(a.pad_top, a.pad_right, a.pad_bottom, a.pad_left, a.kh, a.kw,
+                                              a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, group_in,
+                                              group_out, in_channels, out_channels, w, bias, a.low, a.high, 0, &op),
+          "xnn_create_deconvolution2d_nhwc_f32");
+  c.count_packed((in_channels * group_out * kernel + out_channels) * sizeof(float));
+  const Value x = c.xnn_input(0, nhwc_layout());
+  const Value y = c.output(0, nhwc_layout());
+  const size_t batch = static_cast<size_t>(x_shape[0]), height = static_cast<size_t>(x_shape[2]),
+               width = static_cast<size_t>(x_shape[3]);
+  c.add_xnn(op, {x, y}, [=](xnn_operator_t o, Pointers p, pthreadpool_t pool) {
+    return xnn_setup_deconvolution2d_nhwc_f32(o, batch, height, width, adjust_h, adjust_w,
+                                              static_cast<const float*>(p[0]), static_cast<float*>(p[1]), pool);
+  });
+}
+
+}  // namespace mt::cpu

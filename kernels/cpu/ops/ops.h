@@ -1,0 +1,83 @@
+// Check and plan functions of every op the cpu backend runs, one pair per op (or family), defined
+// in the op's own file and listed in kernel_table.cpp.
+#pragma once
+
+#include "kernels/cpu/plan/kernel_table.h"
+
+namespace mt::cpu {
+
+#define MT_CPU_OP(name)                                                    \
+  std::optional<std::string> check_##name(const Graph& graph, const Node& node); \
+  void plan_##name(NodeContext& context);
+
+// unary_xnn.cpp: XNNPACK elementwise operators
+MT_CPU_OP(relu)
+MT_CPU_OP(clamp)
+MT_CPU_OP(sigmoid)
+MT_CPU_OP(hardswish)
+MT_CPU_OP(leaky_relu)
+MT_CPU_OP(elu)
+MT_CPU_OP(sqrt)
+MT_CPU_OP(neg)
+MT_CPU_OP(abs)
+MT_CPU_OP(floor)
+MT_CPU_OP(ceil)
+MT_CPU_OP(prelu)
+// unary_portable.cpp: the rest of the activation family
+MT_CPU_OP(tanh)
+MT_CPU_OP(silu)
+MT_CPU_OP(erf)
+MT_CPU_OP(exp)
+MT_CPU_OP(log)
+MT_CPU_OP(reciprocal)
+MT_CPU_OP(softplus)
+MT_CPU_OP(gelu)
+MT_CPU_OP(hardsigmoid)
+// cast.cpp
+MT_CPU_OP(cast)
+// binary.cpp: add sub mul div max min pow
+MT_CPU_OP(binary)
+// reduce.cpp
+MT_CPU_OP(reduce)
+// softmax.cpp: softmax, log_softmax
+MT_CPU_OP(softmax)
+// norm.cpp
+MT_CPU_OP(batch_norm)
+MT_CPU_OP(layer_norm)
+// linear.cpp
+MT_CPU_OP(linear)
+MT_CPU_OP(matmul)
+// conv.cpp
+MT_CPU_OP(conv2d)
+MT_CPU_OP(conv_transpose2d)
+// pool.cpp
+MT_CPU_OP(max_pool2d)
+MT_CPU_OP(avg_pool2d)
+MT_CPU_OP(global_pool)
+// resize.cpp, pad.cpp
+MT_CPU_OP(resize)
+MT_CPU_OP(pad)
+// views.cpp: ops that only relabel bytes
+MT_CPU_OP(reshape)
+MT_CPU_OP(transpose)
+// concat.cpp, slice.cpp, gather.cpp, expand.cpp
+MT_CPU_OP(concat)
+MT_CPU_OP(split)
+MT_CPU_OP(slice)
+MT_CPU_OP(gather)
+MT_CPU_OP(expand)
+// quant.cpp
+MT_CPU_OP(quantize)
+MT_CPU_OP(dequantize)
+
+#undef MT_CPU_OP
+
+// binary.cpp, shared with the int8 binaries: the output takes the layout of an operand with the
+// output's full shape, computed tensors first (constants are reordered at planning, for free).
+Layout binary_output_layout(NodeContext& context);
+
+// reduce.cpp, shared with the global pools: reduces logical `axes` of input 0 into output 0.
+enum class ReduceKind;
+void plan_reduction(NodeContext& context, const std::vector<int>& axes, bool keepdims, ReduceKind kind);
+
+}  // namespace mt::cpu

@@ -1,0 +1,61 @@
+// Check and plan functions of the cpu backend's int8 ops (the quantized scheme of lib/quant:
+// per-tensor asymmetric int8 activations, per-output-channel symmetric int8 weights, int32 bias),
+// listed in kernel_table.cpp's int8 table and chosen for nodes whose first input is int8.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/plan/kernel_table.h"
+#include "lib/ir/tensor.h"
+
+namespace mt::cpu {
+
+#define MT_CPU_INT8_OP(name)                                                           \
+  std::optional<std::string> check_##name##_int8(const Graph& graph, const Node& node); \
+  void plan_##name##_int8(NodeContext& context);
+
+// ops_int8.cpp: avg_pool2d (a portable NHWC kernel: this XNNPACK's average pooling is qu8 only),
+// XNNPACK qc8 convolution (general, depthwise, pointwise; linear as a 1x1
+// convolution, since this XNNPACK's qs8 fully connected has one weight scale only), s8 max
+// pooling, qs8 global average pooling
+MT_CPU_INT8_OP(conv2d)
+MT_CPU_INT8_OP(linear)
+MT_CPU_INT8_OP(max_pool2d)
+MT_CPU_INT8_OP(avg_pool2d)
+MT_CPU_INT8_OP(global_avg_pool)
+// ops_int8_elementwise.cpp: qs8 add and mul, qs8 sigmoid, hardswish and hardsigmoid (256-entry
+// tables), and
+// the ops that move int8 bytes unchanged (reshape family, transpose, concat, split, slice)
+MT_CPU_INT8_OP(add)
+MT_CPU_INT8_OP(mul)
+MT_CPU_INT8_OP(sigmoid)
+MT_CPU_INT8_OP(hardswish)
+MT_CPU_INT8_OP(hardsigmoid)
+MT_CPU_INT8_OP(data_movement)
+
+#undef MT_CPU_INT8_OP
+
+// ops_int8_vnni.cpp: the int8 convs and linears that int8_vnni.h's AVX512-VNNI kernels run, for
+// plans where NodeContext::int8_vnni(). Convs: one group (1x1 as a GEMM, kxk up to 64 taps as an
+// indirect GEMM) and 3x3 / 5x5 depthwise; false leaves any other conv to XNNPACK. `ohwi`: the
+// weights in OHWI order. Linear: every shape.
+bool plan_conv2d_int8_vnni(NodeContext& context, const int8_t* ohwi);
+void plan_linear_int8_vnni(NodeContext& context);
+
+// Per-tensor scale and zero point of an int8 activation.
+struct Int8Params {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+  bool operator==(const Int8Params&) const = default;
+};
+// nullopt if `tensor` is int8 with per-tensor parameters, else the reason.
+std::optional<std::string> check_int8_activation(const Graph& graph, const std::string& tensor);
+Int8Params int8_params(const TensorInfo& info);
+// The weights' per-output-channel scales (a per-tensor scale repeated).
+std::vector<float> int8_weight_scales(const TensorInfo& w);
+// The node's fused act_min / act_max clamp as int8 bounds of output parameters `y`.
+std::pair<int8_t, int8_t> int8_output_bounds(const Node& node, Int8Params y);
+
+}  // namespace mt::cpu

@@ -1,0 +1,130 @@
+// Planning int8 conv2d and linear onto the AVX512-VNNI kernels of int8_vnni.h: weights packed once
+// here (bias folded with the input zero point, one float multiplier x_scale * w_scale / y_scale per
+// output channel, formed as the reference forms it), the fused clamp from the node's act_min /
+// act_max. The GEMMs read their input flipped to unsigned (int8_flip) from a scratch buffer of the
+// arena, which may be over-read.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "kernels/cpu/engines/int8_vnni.h"
+#include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/ops/ops_int8.h"
+
+namespace mt::cpu {
+namespace {
+
+// The per-output-channel multipliers and the output step shared by every kernel.
+std::vector<float> multipliers_of(NodeContext& c) {
+  const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
+  std::vector<float> m = int8_weight_scales(c.input_info(1));
+  for (float& v : m) v = x.scale * v / y.scale;
+  return m;
+}
+
+Int8Output output_of(NodeContext& c) {
+  const Int8Params y = int8_params(c.output_info(0));
+  const auto [lo, hi] = int8_output_bounds(c.node(), y);
+  return Int8Output{.zero_point = y.zero_point, .low = lo, .high = hi};
+}
+
+const int32_t* bias_of(NodeContext& c) { return c.has_input(2) ? c.constant(2).as<int32_t>().data() : nullptr; }
+
+// `bytes` of plan memory holding the input zero point: the padding pixel (flipped for the GEMM).
+const int8_t* padding_pixel(NodeContext& c, size_t bytes, bool flipped) {
+  auto* p = static_cast<int8_t*>(c.keep(bytes));
+  const auto zero = static_cast<uint8_t>(int8_params(c.input_info(0)).zero_point);
+  std::fill_n(p, bytes, static_cast<int8_t>(flipped ? zero ^ 0x80 : zero));
+  return p;
+}
+
+// Input 0 in `layout` and a scratch buffer for its flipped bytes.
+std::pair<Value, Value> gemm_input(NodeContext& c, const Layout& layout) {
+  const Value x = c.input(0, layout);
+  return {x, c.scratch(count_of(x))};
+}
+
+size_t to_size(int64_t v) { return static_cast<size_t>(v); }
+
+}  // namespace
+
+bool plan_conv2d_int8_vnni(NodeContext& c, const int8_t* ohwi) {
+  const Node& node = c.node();
+  const Shape xs = c.input_info(0).shape, ws = c.input_info(1).shape, ys = c.output_info(0).shape;
+  const auto& strides = attr_ints(node, "strides");
+  const auto& pads = attr_ints(node, "pads");
+  const auto& dilations = attr_ints(node, "dilations");
+  const size_t groups = to_size(attr_int(node, "group")), channels = to_size(xs[1]), out_channels = to_size(ws[0]);
+  const size_t kh = to_size(ws[2]), kw = to_size(ws[3]);
+  const bool depthwise = groups == channels && out_channels == channels && ws[1] == 1;
+  if (depthwise ? !(kh == kw && (kh == 3 || kh == 5)) : !(groups == 1 && int8_conv_fits(kh, kw))) return false;
+
+  const PackedConvShape shape{.n = to_size(xs[0]), .h = to_size(xs[2]), .w = to_size(xs[3]), .channels = channels,
+                              .out_h = to_size(ys[2]), .out_w = to_size(ys[3]), .kernel_h = kh, .kernel_w = kw,
+                              .stride_h = to_size(strides[0]), .stride_w = to_size(strides[1]),
+                              .dilation_h = to_size(dilations[0]), .dilation_w = to_size(dilations[1]),
+                              .pad_top = pads[0], .pad_left = pads[1]};
+  const std::vector<float> multipliers = multipliers_of(c);
+  const int32_t x_zero = int8_params(c.input_info(0)).zero_point;
+  if (depthwise) {
+    const PackedInt8Depthwise w = pack_int8_depthwise(c.keep(int8_depthwise_bytes(kh, channels)), ohwi, bias_of(c),
+                                                      multipliers.data(), kh, channels, x_zero, output_of(c));
+    const int8_t* padding = padding_pixel(c, channels, false);
+    const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
+    const Value x = c.input(0, nhwc_layout());
+    const Value y = c.output(0, nhwc_layout());
+    const Value scratch = c.scratch(int8_depthwise_scratch_bytes(shape, threads));  // arena: 64-byte aligned
+    c.add_kernel({x, y, scratch}, [w, shape, padding, threads](Pointers p, pthreadpool_t pool) {
+      int8_depthwise(w, shape, static_cast<const int8_t*>(p[0]), padding, static_cast<int8_t*>(p[1]), p[2], threads,
+                     pool);
+    });
+    return true;
+  }
+  // Gathered convs pack the OHWI rows as one run of taps x channels.
+  const bool gathered = int8_conv_gathers(kh, kw, channels);
+  const size_t taps = gathered ? 1 : kh * kw, run = gathered ? kh * kw * channels : channels;
+  const PackedInt8Gemm w = pack_int8_gemm(c.keep(int8_gemm_bytes(taps, run, out_channels)), ohwi, bias_of(c),
+                                          multipliers.data(), taps, run, out_channels, x_zero, output_of(c));
+  const auto [x, flipped] = gemm_input(c, nhwc_layout());
+  const Value y = c.output(0, nhwc_layout());
+  const size_t bytes = count_of(x);
+  const bool pointwise = kh * kw == 1 && strides[0] == 1 && strides[1] == 1 &&
+                         std::all_of(pads.begin(), pads.end(), [](int64_t v) { return v == 0; });
+  if (pointwise) {  // one GEMM over the pixels
+    const size_t pixels = bytes / channels;
+    c.add_kernel({x, y, flipped}, [w, bytes, pixels, channels, out_channels](Pointers p, pthreadpool_t pool) {
+      auto* u = static_cast<uint8_t*>(p[2]);
+      int8_flip(static_cast<const int8_t*>(p[0]), u, bytes, pool);
+      int8_gemm(w, pixels, u, channels, static_cast<int8_t*>(p[1]), out_channels, pool);
+    });
+    return true;
+  }
+  const auto* padding = reinterpret_cast<const uint8_t*>(padding_pixel(c, (channels + 3) / 4 * 4, true));
+  c.add_kernel({x, y, flipped}, [w, shape, padding, bytes](Pointers p, pthreadpool_t pool) {
+    auto* u = static_cast<uint8_t*>(p[2]);
+    int8_flip(static_cast<const int8_t*>(p[0]), u, bytes, pool);
+    int8_conv(w, shape, u, padding, static_cast<int8_t*>(p[1]), pool);
+  });
+  return true;
+}
+
+// Every row of X (row-major) is one row of the GEMM.
+void plan_linear_int8_vnni(NodeContext& c) {
+  const Shape& ws = c.input_info(1).shape;  // N, K
+  const size_t n = to_size(ws[0]), k = to_size(ws[1]);
+  const std::vector<float> multipliers = multipliers_of(c);
+  const PackedInt8Gemm w = pack_int8_gemm(c.keep(int8_gemm_bytes(1, k, n)), c.constant(1).as<int8_t>().data(),
+                                          bias_of(c), multipliers.data(), 1, k, n,
+                                          int8_params(c.input_info(0)).zero_point, output_of(c));
+  const size_t rank = c.input_info(0).shape.size();
+  const auto [x, flipped] = gemm_input(c, identity_layout(rank));
+  const Value y = c.output(0, identity_layout(rank));
+  const size_t bytes = count_of(x), rows = k == 0 ? 0 : bytes / k;
+  c.add_kernel({x, y, flipped}, [w, bytes, rows, k, n](Pointers p, pthreadpool_t pool) {
+    auto* u = static_cast<uint8_t*>(p[2]);
+    int8_flip(static_cast<const int8_t*>(p[0]), u, bytes, pool);
+    int8_gemm(w, rows, u, k, static_cast<int8_t*>(p[1]), n, pool);
+  });
+}
+
+}  // namespace mt::cpu

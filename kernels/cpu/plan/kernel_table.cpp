@@ -1,0 +1,139 @@
+// One line per op: the op name, its check and its planner (ops.h). The op harness and
+// mt-opnames --check read this table through check_node.
+#include "kernels/cpu/plan/kernel_table.h"
+
+#include <algorithm>
+#include <array>
+
+#include "kernels/cpu/ops/ops.h"
+#include "kernels/cpu/ops/ops_int8.h"
+
+namespace mt::cpu {
+namespace {
+
+#define OP(name, fn) CpuKernel{name, check_##fn, plan_##fn}
+
+constexpr std::array kKernels{
+    // activation family
+    OP("relu", relu),
+    OP("clamp", clamp),
+    OP("sigmoid", sigmoid),
+    OP("hardswish", hardswish),
+    OP("leaky_relu", leaky_relu),
+    OP("elu", elu),
+    OP("sqrt", sqrt),
+    OP("neg", neg),
+    OP("abs", abs),
+    OP("floor", floor),
+    OP("ceil", ceil),
+    OP("prelu", prelu),
+    OP("tanh", tanh),
+    OP("silu", silu),
+    OP("erf", erf),
+    OP("exp", exp),
+    OP("log", log),
+    OP("reciprocal", reciprocal),
+    OP("softplus", softplus),
+    OP("gelu", gelu),
+    OP("hardsigmoid", hardsigmoid),
+    OP("cast", cast),
+    // binary family
+    OP("add", binary),
+    OP("sub", binary),
+    OP("mul", binary),
+    OP("div", binary),
+    OP("pow", binary),
+    OP("max", binary),
+    OP("min", binary),
+    // reduce family
+    OP("reduce_mean", reduce),
+    OP("reduce_sum", reduce),
+    OP("reduce_max", reduce),
+    OP("reduce_min", reduce),
+    OP("softmax", softmax),
+    OP("log_softmax", softmax),
+    // norm family
+    OP("batch_norm", batch_norm),
+    OP("layer_norm", layer_norm),
+    // linear family
+    OP("linear", linear),
+    OP("matmul", matmul),
+    // conv family
+    OP("conv2d", conv2d),
+    OP("conv_transpose2d", conv_transpose2d),
+    // pool family
+    OP("max_pool2d", max_pool2d),
+    OP("avg_pool2d", avg_pool2d),
+    OP("global_avg_pool", global_pool),
+    OP("global_max_pool", global_pool),
+    // resize family
+    OP("resize", resize),
+    OP("pad", pad),
+    // shape family
+    OP("reshape", reshape),
+    OP("flatten", reshape),
+    OP("squeeze", reshape),
+    OP("unsqueeze", reshape),
+    OP("identity", reshape),
+    OP("transpose", transpose),
+    OP("concat", concat),
+    OP("split", split),
+    OP("slice", slice),
+    OP("gather", gather),
+    OP("expand", expand),
+    // quantization family
+    OP("quantize", quantize),
+    OP("dequantize", dequantize),
+};
+
+// Nodes whose first input is int8 (lib/quant's scheme): ops_int8.h.
+#define INT8(name, fn) CpuKernel{name, check_##fn##_int8, plan_##fn##_int8}
+
+constexpr std::array kInt8Kernels{
+    INT8("conv2d", conv2d),
+    INT8("linear", linear),
+    INT8("add", add),
+    INT8("mul", mul),
+    INT8("max_pool2d", max_pool2d),
+    INT8("avg_pool2d", avg_pool2d),
+    INT8("global_avg_pool", global_avg_pool),
+    INT8("sigmoid", sigmoid),
+    INT8("hardswish", hardswish),
+    INT8("hardsigmoid", hardsigmoid),
+    INT8("reshape", data_movement),
+    INT8("flatten", data_movement),
+    INT8("squeeze", data_movement),
+    INT8("unsqueeze", data_movement),
+    INT8("identity", data_movement),
+    INT8("transpose", data_movement),
+    INT8("concat", data_movement),
+    INT8("split", data_movement),
+    INT8("slice", data_movement),
+};
+
+#undef INT8
+#undef OP
+
+template <size_t N>
+const CpuKernel* find_in(const std::array<CpuKernel, N>& kernels, std::string_view op) {
+  auto it = std::find_if(kernels.begin(), kernels.end(), [&](const CpuKernel& k) { return k.op == op; });
+  return it == kernels.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+const CpuKernel* find_cpu_kernel(std::string_view op) { return find_in(kKernels, op); }
+
+bool is_int8_node(const Graph& graph, const Node& node) {
+  if (node.op == "dequantize" || node.inputs.empty() || node.inputs[0].empty()) return false;
+  const TensorInfo& input = graph.tensor(node.inputs[0]);
+  return input.dtype == DType::i8 && input.quant.has_value();
+}
+
+const CpuKernel* find_cpu_kernel(const Graph& graph, const Node& node) {
+  return is_int8_node(graph, node) ? find_in(kInt8Kernels, node.op) : find_in(kKernels, node.op);
+}
+
+std::span<const CpuKernel> cpu_kernels() { return kKernels; }
+
+}  // namespace mt::cpu

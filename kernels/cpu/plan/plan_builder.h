@@ -1,0 +1,176 @@
+// Planning a graph for the cpu backend: tracks where every tensor lives (arena buffer, caller
+// buffer or constant) and in which physical layout, inserts layout changes where a kernel needs
+// one, and collects the steps. Op planners (kernel_table.h) talk to it through NodeContext.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/cpu/plan/layout.h"
+#include "kernels/cpu/plan/step.h"
+#include "lib/ir/graph.h"
+#include "lib/runtime/backend.h"
+
+namespace mt::cpu {
+
+enum class BufferKind { arena, graph_input, constant };
+
+// A block of memory the plan's steps read or write. Several tensors may view one buffer
+// (reshape, squeeze, transpose whose bytes do not move).
+struct Buffer {
+  BufferKind kind = BufferKind::arena;
+  size_t bytes = 0;
+  void* data = nullptr;  // constants: from the start; arena: after memory planning; inputs: bound
+  size_t first_step = SIZE_MAX, last_step = 0;  // liveness, in step indices
+  bool claimed_by_output = false;
+  bool read_by_xnnpack = false;  // XNNPACK may read XNN_EXTRA_BYTES past its end
+};
+
+// A tensor as stored by the plan.
+struct Value {
+  int buffer = -1;
+  size_t offset = 0;  // bytes into the buffer
+  DType dtype = DType::f32;
+  Shape shape;        // logical (as declared in the graph)
+  Layout layout;      // physical order
+  Shape physical() const { return physical_shape(shape, layout); }
+  int64_t count() const { return numel(shape); }
+  size_t bytes() const { return static_cast<size_t>(count()) * dtype_size(dtype); }
+};
+
+// Memory owned by the plan for repacked constants, aligned and padded for XNNPACK's over-reads.
+class OwnedBlock {
+ public:
+  explicit OwnedBlock(size_t bytes);
+  void* data() const { return data_.get(); }
+
+ private:
+  struct Free {
+    void operator()(void* p) const;
+  };
+  std::unique_ptr<void, Free> data_;
+};
+
+struct PlannedStep {
+  std::unique_ptr<Step> step;
+  std::vector<std::pair<int, size_t>> refs;  // (buffer, byte offset) per pointer the step takes
+  size_t node_index = 0;
+};
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const Graph& graph, const PlanOptions& options, pthreadpool_t pool);
+
+  // Plans every node, then the graph outputs (made row-major in caller-visible buffers).
+  void plan_nodes();
+
+  const Graph& graph;
+  const PlanOptions& options;
+  pthreadpool_t pool;
+  const bool winograd;     // MT_CPU_WINOGRAD, read once per plan (winograd_conv.h)
+  const bool packed_gemm;  // AVX-512F and MT_CPU_AVX512_GEMM, read once per plan (packed_gemm.h)
+  const bool int8_vnni;    // AVX512-VNNI and MT_CPU_INT8_VNNI, read once per plan (int8_vnni.h)
+
+  std::vector<Buffer> buffers;
+  std::vector<PlannedStep> steps;
+  std::vector<OwnedBlock> owned;
+  size_t owned_bytes = 0;
+  size_t xnn_packed_bytes = 0;      // estimate of the weights XNNPACK packed into its operators
+  std::vector<int> input_buffers;   // per graph input
+  std::vector<Value> output_values; // per graph output, row-major
+
+  // --- used by op planners through NodeContext ---
+  const Value& current(const std::string& tensor);
+  Value convert(const std::string& tensor, const Layout& layout, size_t node_index);
+  Value padded(const std::string& tensor, const Value& value, size_t node_index);
+  int new_buffer(BufferKind kind, size_t bytes, void* data = nullptr);
+  void define(const std::string& tensor, Value value);
+  void add_step(std::unique_ptr<Step> step, std::vector<std::pair<int, size_t>> refs, size_t node_index);
+  void* keep(size_t bytes);
+
+ private:
+  void plan_outputs();
+  void release_packed_constants(const Node& node);
+  std::map<std::string, std::vector<Value>, std::less<>> values_;  // versions of each tensor by layout
+  std::map<std::string, Value, std::less<>> padded_;                // XNNPACK-readable copies
+};
+
+// What one op planner sees: the node, its inputs in the layouts it asks for, its outputs.
+class NodeContext {
+ public:
+  NodeContext(PlanBuilder& builder, size_t node_index);
+
+  const Graph& graph() const { return builder_.graph; }
+  const Node& node() const { return node_; }
+  pthreadpool_t pool() const { return builder_.pool; }
+  int threads() const { return builder_.options.threads; }
+  // Whether 3x3 convs may run as Winograd (MT_CPU_WINOGRAD).
+  bool winograd() const { return builder_.winograd; }
+  // Whether constant-weight GEMMs may run on packed_gemm.h instead of XNNPACK.
+  bool packed_gemm() const { return builder_.packed_gemm; }
+  // Whether int8 convs and linears may run on int8_vnni.h's kernels instead of XNNPACK.
+  bool int8_vnni() const { return builder_.int8_vnni; }
+
+  size_t num_inputs() const { return node_.inputs.size(); }
+  bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
+  const TensorInfo& input_info(size_t i) const { return builder_.graph.tensor(node_.inputs.at(i)); }
+  const TensorInfo& output_info(size_t i) const { return builder_.graph.tensor(node_.outputs.at(i)); }
+  bool is_constant(size_t i) const { return has_input(i) && input_info(i).is_constant(); }
+  // The bytes of a constant input, row-major in its logical shape.
+  const ConstData& constant(size_t i) const { return input_info(i).data; }
+
+  // Input i where it is now (any layout).
+  Value input(size_t i) { return builder_.current(node_.inputs.at(i)); }
+  // Input i in `layout`, reordered (once, shared by all consumers) if it is stored otherwise.
+  Value input(size_t i, const Layout& layout) { return builder_.convert(node_.inputs.at(i), layout, node_index_); }
+  // Input i in `layout`, in memory XNNPACK may over-read (not a caller buffer or a mapped constant).
+  Value xnn_input(size_t i, const Layout& layout);
+
+  // A new arena buffer for output i, stored in `layout`.
+  Value output(size_t i, const Layout& layout);
+  // Output i is `source`'s bytes seen with the output's shape and `layout` (no step, no copy).
+  Value alias(size_t i, const Value& source, const Layout& layout, size_t extra_offset = 0);
+  // A constant the planner computed into keep() memory, row-major.
+  Value owned_constant(void* data, DType dtype, Shape shape);
+  // Scratch memory alive only during this node's steps.
+  Value scratch(size_t bytes);
+  // Zero-filled memory owned by the plan (repacked constants); counted as packed weights.
+  void* keep(size_t bytes) { return builder_.keep(bytes); }
+  // Records roughly how many bytes of weights an XNNPACK operator packed (for memory()).
+  void count_packed(size_t bytes) { builder_.xnn_packed_bytes += bytes; }
+
+  // Adds a portable kernel step: fn(pointers, pool), pointers[k] = values[k]'s data.
+  template <typename Fn>
+  void add_kernel(const std::vector<Value>& values, Fn fn) {
+    builder_.add_step(std::make_unique<KernelStep<Fn>>(std::move(fn), values.size()), refs(values), node_index_);
+  }
+  // Adds an XNNPACK operator step; setup(op, pointers, pool) returns the xnn_setup_* status.
+  template <typename Setup>
+  void add_xnn(xnn_operator_t op, const std::vector<Value>& values, Setup setup) {
+    XnnOperator owned_op(op);
+    builder_.add_step(std::make_unique<XnnStep<Setup>>(std::move(owned_op), std::move(setup), builder_.pool,
+                                                       "setup of node '" + node_.name + "'"),
+                      refs(values), node_index_);
+  }
+  // Adds a step of the planner's own making (several operators and kernels run as one node).
+  void add_step(std::unique_ptr<Step> step, const std::vector<Value>& values) {
+    builder_.add_step(std::move(step), refs(values), node_index_);
+  }
+  // Throws Error(failure) naming the node if an xnn_create_* call failed.
+  void check(xnn_status status, const char* call) const;
+
+ private:
+  static std::vector<std::pair<int, size_t>> refs(const std::vector<Value>& values);
+  PlanBuilder& builder_;
+  size_t node_index_;
+  const Node& node_;
+};
+
+}  // namespace mt::cpu

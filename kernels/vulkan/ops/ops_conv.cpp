@@ -1,0 +1,118 @@
+// conv2d (general, depthwise and pointwise paths) and conv_transpose2d on packed NCHW tensors, with
+// their weights packed at planning (weight_layout.h) or by mt-prepack (prepack.h).
+#include <utility>
+#include <vector>
+
+#include "kernels/vulkan/ops/ops.h"
+#include "kernels/vulkan/plan/prepack.h"
+#include "kernels/vulkan/plan/weight_layout.h"
+#include "lib/ops/conv_geometry.h"
+#include "lib/ops/registry.h"
+
+namespace mt::vulkan {
+namespace {
+
+constexpr uint32_t kTile = 4;  // output pixels per invocation of conv2d, depthwise and pointwise
+
+uint32_t u32(int64_t value) { return static_cast<uint32_t>(value); }
+uint32_t ceil_div(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+struct ConvShapes {
+  int64_t n, c, h, w, m, oh, ow;
+};
+
+ConvShapes shapes(NodeContext& ctx) {
+  const Shape& x = ctx.input_info(0).shape;
+  const Shape& y = ctx.output_info(0).shape;
+  return {x[0], x[1], x[2], x[3], y[1], y[2], y[3]};
+}
+
+// The packed weights and their ranges (weight_layout.h), from the model when prepacked.
+std::pair<int, int> conv_weights(NodeContext& ctx, const ConvShapes& s, int64_t group, const Window2d& window,
+                                 bool transposed) {
+  const int64_t kh = window.kernel[0], kw = window.kernel[1];
+  if (ctx.prepacked(1)) return {ctx.prepacked_weights(1), ctx.weights_words(conv_weight_ranges(s.m, s.c, group, kh * kw))};
+  const ConvWeights packed = pack_conv_weights(ctx.constant(1), s.m, s.c, group, kh, kw, transposed);
+  return {ctx.weights(packed.weights), ctx.weights_words(packed.ranges)};
+}
+
+std::optional<std::string> check_constant_weights(const Graph& graph, const Node& node) {
+  if (auto reason = require_constant(graph, node, 1, "weight")) return reason;
+  return require_constant(graph, node, 2, "bias");
+}
+
+}  // namespace
+
+std::optional<std::string> check_conv2d(const Graph& graph, const Node& node) { return check_constant_weights(graph, node); }
+
+void plan_conv2d(NodeContext& ctx) {
+  const Node& node = ctx.node();
+  const ConvShapes s = shapes(ctx);
+  const Shape& wshape = ctx.input_info(1).shape;
+  const Window2d window = conv_window(node, wshape);
+  const int64_t group = attr_int(node, "group");
+  const auto [lo, hi] = activation_bounds(node);
+  const Tensor& x = ctx.input(0);
+  const Tensor y = ctx.output(0);
+  const int bias = bias_weights(ctx, s.m);
+  const int64_t in_blocks = (s.c + 3) / 4, out_blocks = (s.m + 3) / 4;
+  const std::vector<uint32_t> geometry = {u32(window.kernel[0]), u32(window.kernel[1]), u32(window.stride[0]),
+                                          u32(window.stride[1]), u32(window.dilation[0]), u32(window.dilation[1]), kTile};
+
+  if (is_depthwise(ctx.graph(), node)) {
+    const int weights = ctx.prepacked(1)
+                            ? ctx.prepacked_weights(1)
+                            : ctx.weights(pack_depthwise_weights(ctx.constant(1), s.c, window.kernel[0], window.kernel[1]));
+    ctx.dispatch("depthwise", {8, 8, 1}, geometry,
+                 {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias)},
+                 Params().i(s.n).i(in_blocks).i(s.h).i(s.w).i(s.oh).i(s.ow).i(window.pad_begin[0]).i(window.pad_begin[1])
+                     .i(s.c).f(lo).f(hi),
+                 {ceil_div(ceil_div(s.ow, kTile), 8), ceil_div(s.oh, 8), u32(s.n * in_blocks)});
+    return;
+  }
+  const auto [weights, ranges] = conv_weights(ctx, s, group, window, false);
+  const bool pointwise = window.kernel == std::array<int64_t, 2>{1, 1} && window.stride == std::array<int64_t, 2>{1, 1} &&
+                         window.pad_begin == std::array<int64_t, 2>{0, 0} && window.pad_end == std::array<int64_t, 2>{0, 0};
+  if (pointwise) {
+    const int64_t pixels = s.h * s.w;
+    ctx.dispatch("pointwise", {64, 1, 1}, {kTile},
+                 {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias),
+                  NodeContext::read(ranges)},
+                 Params().i(s.n).i(in_blocks).i(pixels).i(out_blocks).i(s.m).f(lo).f(hi),
+                 {ceil_div(ceil_div(pixels, kTile), 64), u32(s.n * out_blocks), 1});
+    return;
+  }
+  ctx.dispatch("conv2d", {8, 8, 1}, geometry,
+               {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias),
+                NodeContext::read(ranges)},
+               Params().i(s.n).i(in_blocks).i(s.h).i(s.w).i(out_blocks).i(s.oh).i(s.ow).i(window.pad_begin[0])
+                   .i(window.pad_begin[1]).i(s.m).f(lo).f(hi),
+               {ceil_div(ceil_div(s.ow, kTile), 8), ceil_div(s.oh, 8), u32(s.n * out_blocks)});
+}
+
+std::optional<std::string> check_conv_transpose2d(const Graph& graph, const Node& node) {
+  return check_constant_weights(graph, node);
+}
+
+void plan_conv_transpose2d(NodeContext& ctx) {
+  const Node& node = ctx.node();
+  const ConvShapes s = shapes(ctx);
+  const Window2d window = conv_window(node, ctx.input_info(1).shape);
+  const int64_t group = attr_int(node, "group");
+  const auto [lo, hi] = activation_bounds(node);
+  const Tensor& x = ctx.input(0);
+  const Tensor y = ctx.output(0);
+  const auto [weights, ranges] = conv_weights(ctx, s, group, window, true);
+  const int bias = bias_weights(ctx, s.m);
+  const int64_t in_blocks = (s.c + 3) / 4, out_blocks = (s.m + 3) / 4;
+  ctx.dispatch("conv_transpose2d", {8, 8, 1},
+               {u32(window.kernel[0]), u32(window.kernel[1]), u32(window.stride[0]), u32(window.stride[1]),
+                u32(window.dilation[0]), u32(window.dilation[1])},
+               {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias),
+                NodeContext::read(ranges)},
+               Params().i(s.n).i(in_blocks).i(s.h).i(s.w).i(out_blocks).i(s.oh).i(s.ow).i(window.pad_begin[0])
+                   .i(window.pad_begin[1]).i(s.m).f(lo).f(hi),
+               {ceil_div(s.ow, 8), ceil_div(s.oh, 8), u32(s.n * out_blocks)});
+}
+
+}  // namespace mt::vulkan

@@ -1,0 +1,117 @@
+// Element-wise ops: activations (shaders/unary.comp), binary arithmetic with broadcasting and
+// prelu (binary.comp), and unfused batch_norm as a per-channel affine map (channel_affine.comp).
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "kernels/vulkan/ops/ops.h"
+#include "kernels/vulkan/plan/weight_layout.h"
+#include "lib/ops/registry.h"
+
+namespace mt::vulkan {
+namespace {
+
+// Operation codes of shaders/unary.comp.
+const std::map<std::string_view, uint32_t> kUnaryOps = {
+    {"relu", 0},       {"clamp", 1},        {"sigmoid", 2}, {"tanh", 3},   {"hardswish", 4}, {"hardsigmoid", 5},
+    {"silu", 6},       {"gelu", 7},         {"leaky_relu", 9}, {"elu", 10}, {"exp", 11},     {"log", 12},
+    {"sqrt", 13},      {"neg", 14},         {"abs", 15},    {"reciprocal", 16}, {"floor", 17}, {"ceil", 18},
+    {"erf", 19},       {"softplus", 20},
+};
+constexpr uint32_t kGeluTanh = 8;
+
+// Operation codes of shaders/binary.comp.
+const std::map<std::string_view, uint32_t> kBinaryOps = {
+    {"add", 0}, {"sub", 1}, {"mul", 2}, {"div", 3}, {"pow", 4}, {"max", 5}, {"min", 6}, {"prelu", 7},
+};
+
+}  // namespace
+
+std::optional<std::string> check_unary(const Graph&, const Node& node) {
+  if (node.op == "gelu") {
+    const std::string& approximate = attr_string(node, "approximate");
+    if (approximate != "none" && approximate != "tanh") return fmt::format("gelu approximate \"{}\" not supported", approximate);
+  }
+  return std::nullopt;
+}
+
+void plan_unary(NodeContext& ctx) {
+  const Node& node = ctx.node();
+  uint32_t op = kUnaryOps.at(node.op);
+  double alpha = 0, beta = 0;
+  if (node.op == "clamp") {
+    alpha = attr_float(node, "min");
+    beta = attr_float(node, "max");
+  } else if (node.op == "hardsigmoid" || node.op == "leaky_relu" || node.op == "elu") {
+    alpha = attr_float(node, "alpha");
+    if (node.op == "hardsigmoid") beta = attr_float(node, "beta");
+  } else if (node.op == "gelu" && attr_string(node, "approximate") == "tanh") {
+    op = kGeluTanh;
+  }
+  const Tensor& x = ctx.input(0);
+  const Tensor y = ctx.output(0);
+  const PackedLayout& layout = y.layout;
+  const auto p = static_cast<size_t>(layout.packed_axis);
+  ctx.dispatch("unary", {64, 1, 1}, {op}, {NodeContext::read(x), NodeContext::write(y)},
+               Params().i(layout.texels).i(layout.strides[p]).i(layout.blocks()).i(layout.dims[p]).f(alpha).f(beta),
+               linear_groups(layout.texels));
+}
+
+std::optional<std::string> check_binary(const Graph&, const Node&) { return std::nullopt; }
+
+void plan_binary(NodeContext& ctx) {
+  const Node& node = ctx.node();
+  const Tensor y = ctx.output(0);
+  const View out = y.view();
+  // A constant operand of lower rank is stored at the output's rank, so that the texel path applies.
+  auto operand = [&](size_t i) -> Tensor {
+    const TensorInfo& info = ctx.input_info(i);
+    if (ctx.is_constant(i) && static_cast<int>(std::max<size_t>(info.shape.size(), 1)) < out.rank) {
+      Shape shape = info.shape;
+      shape.insert(shape.begin(), static_cast<size_t>(out.rank) - shape.size(), 1);
+      Tensor t;
+      t.layout = packed_layout(shape);
+      t.buffer = ctx.weights(pack_tensor(ctx.constant(i), shape));
+      return t;
+    }
+    return ctx.input(i);
+  };
+  const Tensor a = operand(0), b = operand(1);
+  const View va = aligned(a.view(), out.rank), vb = aligned(b.view(), out.rank);
+  const bool texels = va.packed == out.packed && vb.packed == out.packed;
+  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  if (node.op == "add") std::tie(lo, hi) = activation_bounds(node);
+  const int64_t count = texels ? y.layout.texels : numel(y.layout.dims);
+  ctx.dispatch("binary", {64, 1, 1}, {kBinaryOps.at(node.op), texels ? 0u : 1u},
+               {NodeContext::read(a), NodeContext::read(b), NodeContext::write(y)},
+               Params().i(count).f(lo).f(hi).view(out).view(va).view(vb), linear_groups(count));
+}
+
+std::optional<std::string> check_batch_norm(const Graph& graph, const Node& node) {
+  if (graph.tensor(node.inputs.at(0)).shape.size() < 2) return "batch_norm of a rank-1 input not supported";
+  for (size_t i = 1; i < 5; ++i)
+    if (auto reason = require_constant(graph, node, i, "batch_norm statistic")) return reason;
+  return std::nullopt;
+}
+
+void plan_batch_norm(NodeContext& ctx) {
+  const Node& node = ctx.node();
+  const double epsilon = attr_float(node, "epsilon");
+  const Tensor& x = ctx.input(0);
+  const int64_t channels = ctx.input_info(0).shape.at(1);
+  const float *scale = ctx.constant(1), *bias = ctx.constant(2), *mean = ctx.constant(3), *var = ctx.constant(4);
+  std::vector<float> a(static_cast<size_t>(channels)), b(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const double s = scale[c] / std::sqrt(static_cast<double>(var[c]) + epsilon);
+    a[static_cast<size_t>(c)] = static_cast<float>(s);
+    b[static_cast<size_t>(c)] = static_cast<float>(bias[c] - mean[c] * s);
+  }
+  const Tensor y = ctx.output(0);
+  const PackedLayout& layout = y.layout;
+  ctx.dispatch("channel_affine", {64, 1, 1}, {},
+               {NodeContext::read(x), NodeContext::write(y), NodeContext::read(ctx.weights(pack_channels(a.data(), channels))),
+                NodeContext::read(ctx.weights(pack_channels(b.data(), channels)))},
+               Params().i(layout.texels).i(layout.strides[1]).i(layout.blocks()), linear_groups(layout.texels));
+}
+
+}  // namespace mt::vulkan

@@ -1,0 +1,82 @@
+// One line per op: the op name, its check and its planner (ops.h). mt-opnames --check vulkan and
+// the op harness read this table through check_node.
+#include "kernels/vulkan/plan/kernel_table.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <vector>
+
+#include "kernels/vulkan/ops/ops.h"
+#include "kernels/vulkan/plan/weight_layout.h"
+#include "lib/ops/registry.h"
+
+namespace mt::vulkan {
+namespace {
+
+#define OP(name, fn) VulkanKernel{name, check_##fn, plan_##fn}
+
+constexpr std::array kKernels{
+    // activation family (shaders/unary.comp, binary.comp for prelu)
+    OP("relu", unary), OP("clamp", unary), OP("sigmoid", unary), OP("tanh", unary), OP("hardswish", unary),
+    OP("hardsigmoid", unary), OP("silu", unary), OP("gelu", unary), OP("leaky_relu", unary), OP("elu", unary),
+    OP("exp", unary), OP("log", unary), OP("sqrt", unary), OP("neg", unary), OP("abs", unary),
+    OP("reciprocal", unary), OP("floor", unary), OP("ceil", unary), OP("erf", unary), OP("softplus", unary),
+    OP("prelu", binary),
+    // binary family
+    OP("add", binary), OP("sub", binary), OP("mul", binary), OP("div", binary), OP("pow", binary),
+    OP("max", binary), OP("min", binary),
+    // reduce family
+    OP("reduce_mean", reduce), OP("reduce_sum", reduce), OP("reduce_max", reduce), OP("reduce_min", reduce),
+    OP("softmax", softmax), OP("log_softmax", softmax),
+    // norm family
+    OP("batch_norm", batch_norm), OP("layer_norm", layer_norm),
+    // linear family
+    OP("linear", linear), OP("matmul", matmul),
+    // conv family
+    OP("conv2d", conv2d), OP("conv_transpose2d", conv_transpose2d),
+    // pool family
+    OP("max_pool2d", pool2d), OP("avg_pool2d", pool2d), OP("global_avg_pool", global_pool),
+    OP("global_max_pool", global_pool),
+    // resize family
+    OP("resize", resize), OP("pad", pad),
+    // shape family
+    OP("reshape", reshape), OP("flatten", reshape), OP("squeeze", reshape), OP("unsqueeze", reshape),
+    OP("identity", reshape), OP("transpose", transpose), OP("concat", concat), OP("split", split),
+    OP("slice", slice), OP("expand", expand), OP("gather", gather),
+};
+
+#undef OP
+
+}  // namespace
+
+const VulkanKernel* find_vulkan_kernel(std::string_view op) {
+  auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const VulkanKernel& k) { return k.op == op; });
+  return it == kKernels.end() ? nullptr : &*it;
+}
+
+std::span<const VulkanKernel> vulkan_kernels() { return kKernels; }
+
+std::pair<double, double> activation_bounds(const Node& node) {
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  const double lo = attr_float(node, "act_min"), hi = attr_float(node, "act_max");
+  return {lo > -kFloatMax ? lo : -kInfinity, hi < kFloatMax ? hi : kInfinity};
+}
+
+int bias_weights(NodeContext& ctx, int64_t channels) {
+  if (ctx.prepacked(2)) return ctx.prepacked_weights(2);
+  if (!ctx.has_input(2)) {
+    const std::vector<float> zeros(static_cast<size_t>(channels), 0.0f);
+    return ctx.weights(pack_channels(zeros.data(), channels));
+  }
+  return ctx.weights(pack_channels(ctx.constant(2), channels));
+}
+
+std::optional<std::string> require_constant(const Graph& graph, const Node& node, size_t i, const char* what) {
+  if (i >= node.inputs.size() || node.inputs[i].empty()) return std::nullopt;
+  if (!graph.tensor(node.inputs[i]).is_constant()) return fmt::format("{} '{}' must be a constant", what, node.inputs[i]);
+  return std::nullopt;
+}
+
+}  // namespace mt::vulkan

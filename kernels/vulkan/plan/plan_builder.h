@@ -1,0 +1,149 @@
+// Planning a graph for the Vulkan backend: where every tensor lives (arena, weights, staging), in the
+// packed layout, and the list of dispatches (pipeline, buffers, parameters, workgroups) that computes
+// it. Op planners (kernel_table.h) talk to it through NodeContext; vulkan_plan.cpp then places the
+// buffers in device memory and records the dispatches into one command buffer.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernels/vulkan/runtime/context.h"
+#include "kernels/vulkan/plan/packed_layout.h"
+#include "lib/ir/graph.h"
+
+namespace mt::vulkan {
+
+enum class Region {
+  arena,           // intermediate tensors, placed by liveness
+  weights,         // constants packed at planning, uploaded once
+  params,          // the parameter words of each dispatch, uploaded once
+  input_staging,   // host-visible: graph inputs, row-major fp32, written by run()
+  output_staging,  // host-visible: graph outputs, row-major fp32, read by run()
+};
+
+// A range of device memory the dispatches use; placed (buffer, offset) after planning.
+struct Buffer {
+  Region region = Region::arena;
+  size_t bytes = 0;
+  size_t first = SIZE_MAX, last = 0;  // dispatch indices that use it (arena liveness)
+  std::vector<std::byte> data;        // weights and params: the bytes to upload
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+};
+
+// A tensor as the plan stores it: a whole buffer in the packed layout.
+struct Tensor {
+  int buffer = -1;
+  PackedLayout layout;
+  View view() const { return view_of(layout); }
+};
+
+struct Binding {
+  int buffer = -1;
+  bool writes = false;
+};
+
+struct Dispatch {
+  PipelineKey key;
+  std::vector<Binding> bindings;  // binding 1, 2, ... (binding 0 is `params`)
+  int params = -1;                // buffer of the parameter words
+  std::array<uint32_t, 3> groups{1, 1, 1};
+  size_t node_index = 0;
+};
+
+// Parameter words of a dispatch (ints and floats by their bits, in order).
+class Params {
+ public:
+  Params& i(int64_t value);
+  Params& f(double value);
+  Params& view(const View& view);
+  const std::vector<uint32_t>& words() const { return words_; }
+
+ private:
+  std::vector<uint32_t> words_;
+};
+
+// Workgroups covering `count` invocations of `local` each, spread over y past the device limit.
+std::array<uint32_t, 3> linear_groups(int64_t count, uint32_t local = 64);
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const Graph& graph, bool fp16, const DeviceInfo* device);
+
+  // Plans every node, then the graph outputs (unpacked into output staging).
+  void build();
+
+  const Graph& graph;
+  const bool fp16;
+  const DeviceInfo* device;  // nullptr: no limits to respect (not used by check_node)
+  std::vector<Buffer> buffers;
+  std::vector<Dispatch> dispatches;
+  std::vector<int> input_staging;   // buffer per graph input
+  std::vector<int> output_staging;  // buffer per graph output
+
+  // --- used by op planners through NodeContext ---
+  const Tensor& value(const std::string& name, size_t node_index);
+  Tensor new_tensor(const Shape& shape);
+  int new_buffer(Region region, size_t bytes, std::vector<std::byte> data = {});
+  void define(const std::string& name, const Tensor& tensor);
+  void add_dispatch(Dispatch dispatch, const Params& params);
+
+ private:
+  std::map<std::string, Tensor, std::less<>> values_;
+};
+
+// What one op planner sees: the node, its inputs as device tensors, its outputs.
+class NodeContext {
+ public:
+  NodeContext(PlanBuilder& builder, size_t node_index);
+
+  const Graph& graph() const { return builder_.graph; }
+  const Node& node() const { return node_; }
+  bool fp16() const { return builder_.fp16; }
+
+  bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
+  const TensorInfo& input_info(size_t i) const { return builder_.graph.tensor(node_.inputs.at(i)); }
+  const TensorInfo& output_info(size_t i) const { return builder_.graph.tensor(node_.outputs.at(i)); }
+  bool is_constant(size_t i) const { return has_input(i) && input_info(i).is_constant(); }
+  // A constant float32 input's values, row-major.
+  const float* constant(size_t i) const { return input_info(i).data.as<float>().data(); }
+
+  // Input i on the device (graph inputs and constants are packed on first use).
+  const Tensor& input(size_t i) { return builder_.value(node_.inputs.at(i), index_); }
+  // A new arena tensor for output i.
+  Tensor output(size_t i);
+  // Output i is `source`'s memory (same placement, checked by the caller).
+  void alias_output(size_t i, const Tensor& source);
+
+  // Input i is a constant stored in a vulkan layout (mt-prepack --backend vulkan; check_node has
+  // checked that this node reads it in that layout).
+  bool prepacked(size_t i) const { return has_input(i) && !input_info(i).layout.empty(); }
+  // A prepacked input's bytes as a weights buffer, copied as they are. Throws Error(invalid_input)
+  // when they are stored in another precision than the plan's.
+  int prepacked_weights(size_t i);
+
+  // Constants computed by the planner: floats (stored in the plan's precision) or raw words.
+  int weights(const std::vector<float>& values);
+  int weights_fp32(const std::vector<float>& values);
+  int weights_words(const std::vector<int32_t>& values);
+
+  // One dispatch of `shader` (its fp32 or fp16 variant) with these storage buffers after the params.
+  void dispatch(const std::string& shader, std::array<uint32_t, 3> local, std::vector<uint32_t> spec,
+                std::initializer_list<Binding> bindings, const Params& params, std::array<uint32_t, 3> groups);
+
+  static Binding read(const Tensor& t) { return {t.buffer, false}; }
+  static Binding read(int buffer) { return {buffer, false}; }
+  static Binding write(const Tensor& t) { return {t.buffer, true}; }
+
+ private:
+  PlanBuilder& builder_;
+  size_t index_;
+  const Node& node_;
+};
+
+}  // namespace mt::vulkan

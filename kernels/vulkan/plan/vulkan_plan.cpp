@@ -1,0 +1,329 @@
+#include "kernels/vulkan/plan/vulkan_plan.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+
+#include "kernels/vulkan/runtime/instance.h"
+#include "kernels/vulkan/runtime/vk_util.h"
+#include "lib/core/error.h"
+#include "lib/runtime/memory_planner.h"
+
+namespace mt::vulkan {
+namespace {
+
+VkDeviceSize align_up(VkDeviceSize value, VkDeviceSize alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+// A byte range of a VkBuffer that a dispatch reads or writes, for barrier placement.
+struct Range {
+  VkBuffer buffer;
+  VkDeviceSize begin, end;
+  bool overlaps(const Range& other) const { return buffer == other.buffer && begin < other.end && other.begin < end; }
+};
+
+bool overlaps_any(const Range& range, const std::vector<Range>& list) {
+  for (const Range& other : list)
+    if (range.overlaps(other)) return true;
+  return false;
+}
+
+void memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = src_access;
+  barrier.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(commands, src_stage, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+void compute_barrier(VkCommandBuffer commands) {
+  memory_barrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
+}  // namespace
+
+VulkanPlan::VulkanPlan(const Graph& graph, const PlanOptions& options, std::shared_ptr<Context> context)
+    : context_(std::move(context)), device_(context_->device()), node_count_(graph.nodes.size()), profile_(options.profile) {
+  const DeviceInfo& info = context_->info();
+  if (options.precision != "fp32" && options.precision != "fp16")
+    fail(ExitCode::usage, "--precision {}: expected fp32 or fp16", options.precision);
+  const bool fp16 = options.precision == "fp16";
+  if (fp16 && !info.supports_fp16())
+    unsupported("vulkan: device {} ({}) cannot run --precision fp16: it lacks {}", info.index, info.name,
+                !info.fp16_storage ? "16-bit storage buffers (storageBuffer16BitAccess)" : "fp16 arithmetic (shaderFloat16)");
+  if (profile_ && info.timestamp_period_ns <= 0)
+    unsupported("vulkan: device {} ({}) has no timestamps on its compute queue, which profiling needs", info.index, info.name);
+  input_names_ = graph.inputs;
+  for (const auto& [name, tensor] : graph.tensors)
+    if (tensor.is_constant()) stats_.weight_bytes += tensor.data.size();
+
+  PlanBuilder builder(graph, fp16, &info);
+  builder.build();
+  try {
+    place(builder);
+    create_descriptors(builder);
+    record(builder);
+  } catch (...) {
+    release();
+    throw;
+  }
+  inputs_.assign(graph.inputs.size(), nullptr);
+  input_bound_.assign(graph.inputs.size(), false);
+  outputs_.assign(graph.outputs.size(), nullptr);
+  node_seconds_.assign(node_count_, 0.0);
+  context_->save_pipeline_cache();
+  check_validation("planning");
+  spdlog::debug("vulkan: planned {} nodes as {} dispatches; arena {} bytes, weights {} bytes", graph.nodes.size(),
+                builder.dispatches.size(), stats_.arena_bytes, stats_.packed_weight_bytes);
+}
+
+VulkanPlan::~VulkanPlan() { release(); }
+
+void VulkanPlan::release() {
+  if (fence_ != VK_NULL_HANDLE) vkDestroyFence(device_, fence_, nullptr);
+  if (command_pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, command_pool_, nullptr);  // frees commands_
+  if (descriptor_pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device_, descriptor_pool_, nullptr);
+  if (queries_ != VK_NULL_HANDLE) vkDestroyQueryPool(device_, queries_, nullptr);
+  fence_ = VK_NULL_HANDLE;
+  command_pool_ = VK_NULL_HANDLE;
+  descriptor_pool_ = VK_NULL_HANDLE;
+  queries_ = VK_NULL_HANDLE;
+  for (const Allocation& allocation : allocations_) context_->allocator().release(allocation);
+  allocations_.clear();
+}
+
+void VulkanPlan::place(PlanBuilder& builder) {
+  Allocator& allocator = context_->allocator();
+  const VkDeviceSize alignment = allocator.alignment();
+  std::vector<Buffer>& buffers = builder.buffers;
+
+  // Intermediate tensors share one arena by liveness (in dispatch order).
+  std::vector<TensorRequest> requests;
+  std::vector<size_t> arena_buffers;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    if (buffers[b].region != Region::arena || buffers[b].first == SIZE_MAX) continue;
+    requests.push_back({buffers[b].bytes, Lifetime{buffers[b].first, buffers[b].last}});
+    arena_buffers.push_back(b);
+    stats_.intermediate_bytes += buffers[b].bytes;
+  }
+  const MemoryPlan plan = plan_memory(requests, alignment);
+  stats_.arena_bytes = plan.arena_bytes;
+  const Allocation arena = allocator.allocate(std::max<VkDeviceSize>(plan.arena_bytes, 4), MemoryKind::device);
+  allocations_.push_back(arena);
+  for (size_t r = 0; r < arena_buffers.size(); ++r) {
+    buffers[arena_buffers[r]].buffer = arena.buffer;
+    buffers[arena_buffers[r]].offset = arena.offset + plan.offsets[r];
+  }
+  // NaN in every arena byte until written: a shader that forgets a lane shows up in the tests.
+  if (arena.mapped != nullptr) std::memset(arena.mapped, 0xff, arena.size);
+
+  // Every other region is packed back to back in one allocation per memory kind.
+  auto pack_region = [&](std::initializer_list<Region> regions, MemoryKind kind) -> Allocation {
+    VkDeviceSize total = 0;
+    for (const Buffer& buffer : buffers)
+      for (Region region : regions)
+        if (buffer.region == region) total = align_up(total, alignment) + buffer.bytes;
+    const Allocation allocation = allocator.allocate(std::max<VkDeviceSize>(total, 4), kind);
+    allocations_.push_back(allocation);
+    VkDeviceSize offset = 0;
+    for (Buffer& buffer : buffers)
+      for (Region region : regions)
+        if (buffer.region == region) {
+          offset = align_up(offset, alignment);
+          buffer.buffer = allocation.buffer;
+          buffer.offset = allocation.offset + offset;
+          offset += buffer.bytes;
+        }
+    return allocation;
+  };
+  const Allocation constants = pack_region({Region::weights, Region::params}, MemoryKind::device);
+  std::vector<std::byte> upload(constants.size);
+  for (const Buffer& buffer : buffers) {
+    if (buffer.region == Region::weights) stats_.packed_weight_bytes += buffer.bytes;
+    if (!buffer.data.empty() && (buffer.region == Region::weights || buffer.region == Region::params))
+      std::memcpy(upload.data() + (buffer.offset - constants.offset), buffer.data.data(), buffer.data.size());
+  }
+  context_->upload(constants, upload.data(), upload.size());
+
+  const Allocation inputs = pack_region({Region::input_staging}, MemoryKind::host);
+  const Allocation outputs = pack_region({Region::output_staging}, MemoryKind::host);
+  for (int b : builder.input_staging) {
+    input_staging_.push_back(inputs.mapped + (buffers[static_cast<size_t>(b)].offset - inputs.offset));
+    input_bytes_.push_back(builder.graph.tensor(builder.graph.inputs[input_bytes_.size()]).byte_size());
+  }
+  for (int b : builder.output_staging) {
+    output_staging_.push_back(outputs.mapped + (buffers[static_cast<size_t>(b)].offset - outputs.offset));
+    output_bytes_.push_back(builder.graph.tensor(builder.graph.outputs[output_bytes_.size()]).byte_size());
+  }
+}
+
+void VulkanPlan::create_descriptors(const PlanBuilder& builder) {
+  const auto& dispatches = builder.dispatches;
+  uint32_t descriptors = 0;
+  for (const Dispatch& d : dispatches) {
+    pipelines_.push_back(&context_->pipeline(d.key));
+    descriptors += d.key.bindings;
+  }
+  if (dispatches.empty()) return;
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = static_cast<uint32_t>(dispatches.size());
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &size;
+  check_vk(vkCreateDescriptorPool(device_, &pool_info, nullptr, &descriptor_pool_), "vkCreateDescriptorPool");
+  std::vector<VkDescriptorSetLayout> layouts;
+  for (const Pipeline* p : pipelines_) layouts.push_back(p->set_layout);
+  VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  allocate.descriptorPool = descriptor_pool_;
+  allocate.descriptorSetCount = static_cast<uint32_t>(layouts.size());
+  allocate.pSetLayouts = layouts.data();
+  sets_.resize(layouts.size());
+  check_vk(vkAllocateDescriptorSets(device_, &allocate, sets_.data()), "vkAllocateDescriptorSets");
+
+  std::vector<VkDescriptorBufferInfo> infos;
+  infos.reserve(descriptors);
+  std::vector<VkWriteDescriptorSet> writes;
+  auto info_of = [&](int b) {
+    const Buffer& buffer = builder.buffers[static_cast<size_t>(b)];
+    return VkDescriptorBufferInfo{buffer.buffer, buffer.offset, buffer.bytes};
+  };
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    const size_t first = infos.size();
+    infos.push_back(info_of(dispatches[i].params));
+    for (const Binding& binding : dispatches[i].bindings) infos.push_back(info_of(binding.buffer));
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = sets_[i];
+    write.dstBinding = 0;
+    write.descriptorCount = static_cast<uint32_t>(infos.size() - first);
+    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    write.pBufferInfo = infos.data() + first;
+    writes.push_back(write);
+  }
+  vkUpdateDescriptorSets(device_, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+}
+
+void VulkanPlan::record(const PlanBuilder& builder) {
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.queueFamilyIndex = context_->queue_family();
+  check_vk(vkCreateCommandPool(device_, &pool_info, nullptr, &command_pool_), "vkCreateCommandPool");
+  VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  allocate.commandPool = command_pool_;
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  check_vk(vkAllocateCommandBuffers(device_, &allocate, &commands_), "vkAllocateCommandBuffers");
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  check_vk(vkCreateFence(device_, &fence_info, nullptr, &fence_), "vkCreateFence");
+
+  const auto& dispatches = builder.dispatches;
+  if (profile_) {
+    for (size_t i = 0; i < dispatches.size(); ++i)
+      if (i == 0 || dispatches[i].node_index != dispatches[i - 1].node_index) segment_nodes_.push_back(dispatches[i].node_index);
+    if (!segment_nodes_.empty()) {
+      VkQueryPoolCreateInfo query_info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+      query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      query_info.queryCount = static_cast<uint32_t>(2 * segment_nodes_.size());
+      check_vk(vkCreateQueryPool(device_, &query_info, nullptr, &queries_), "vkCreateQueryPool");
+      timestamps_.resize(query_info.queryCount);
+    }
+  }
+
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  check_vk(vkBeginCommandBuffer(commands_, &begin), "vkBeginCommandBuffer");
+  if (queries_ != VK_NULL_HANDLE) vkCmdResetQueryPool(commands_, queries_, 0, static_cast<uint32_t>(timestamps_.size()));
+  // The inputs the host wrote into staging before submitting.
+  memory_barrier(commands_, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_SHADER_READ_BIT);
+  // A barrier goes where a dispatch reads what an earlier one wrote since the last barrier, or
+  // writes what one read or wrote (the arena reuses memory), so independent dispatches overlap.
+  std::vector<Range> reads, writes, mine_read, mine_written;
+  VkPipeline bound = VK_NULL_HANDLE;
+  uint32_t query = 0;
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    const Dispatch& d = dispatches[i];
+    mine_read.clear();
+    mine_written.clear();
+    for (const Binding& binding : d.bindings) {
+      const Buffer& buffer = builder.buffers[static_cast<size_t>(binding.buffer)];
+      (binding.writes ? mine_written : mine_read).push_back({buffer.buffer, buffer.offset, buffer.offset + buffer.bytes});
+    }
+    const bool new_segment = queries_ != VK_NULL_HANDLE && (i == 0 || d.node_index != dispatches[i - 1].node_index);
+    bool hazard = new_segment;
+    for (const Range& r : mine_read) hazard = hazard || overlaps_any(r, writes);
+    for (const Range& w : mine_written) hazard = hazard || overlaps_any(w, writes) || overlaps_any(w, reads);
+    if (new_segment && i > 0) vkCmdWriteTimestamp(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, query++);
+    if (hazard) {
+      compute_barrier(commands_);
+      reads.clear();
+      writes.clear();
+    }
+    if (new_segment) vkCmdWriteTimestamp(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, query++);
+    reads.insert(reads.end(), mine_read.begin(), mine_read.end());
+    writes.insert(writes.end(), mine_written.begin(), mine_written.end());
+
+    const Pipeline& pipeline = *pipelines_[i];
+    if (pipeline.pipeline != bound) {
+      vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+      bound = pipeline.pipeline;
+    }
+    vkCmdBindDescriptorSets(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0, 1, &sets_[i], 0, nullptr);
+    vkCmdDispatch(commands_, d.groups[0], d.groups[1], d.groups[2]);
+  }
+  if (queries_ != VK_NULL_HANDLE) {
+    compute_barrier(commands_);
+    vkCmdWriteTimestamp(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, query++);
+  }
+  // The outputs the host reads from staging after the fence.
+  memory_barrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                 VK_ACCESS_HOST_READ_BIT);
+  check_vk(vkEndCommandBuffer(commands_), "vkEndCommandBuffer");
+}
+
+void VulkanPlan::bind_input(size_t index, const void* data) {
+  if (index >= inputs_.size()) fail(ExitCode::failure, "bind_input: index {} out of range ({} inputs)", index, inputs_.size());
+  inputs_[index] = data;
+  input_bound_[index] = true;
+}
+
+void VulkanPlan::bind_output(size_t index, void* data) {
+  if (index >= outputs_.size()) fail(ExitCode::failure, "bind_output: index {} out of range ({} outputs)", index, outputs_.size());
+  outputs_[index] = data;
+}
+
+const void* VulkanPlan::output_data(size_t index) const {
+  if (index >= outputs_.size()) fail(ExitCode::failure, "output_data: index {} out of range ({} outputs)", index, outputs_.size());
+  return outputs_[index] != nullptr ? outputs_[index] : output_staging_[index];
+}
+
+void VulkanPlan::run() {
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (inputs_[i] == nullptr) fail(ExitCode::invalid_input, "input '{}' is not bound", input_names_[i]);
+    // The staging buffer keeps the last copy; the pack dispatch of every run reads it from there.
+    if (!reuse_inputs_ || input_bound_[i]) std::memcpy(input_staging_[i], inputs_[i], input_bytes_[i]);
+    input_bound_[i] = false;
+  }
+  context_->submit_and_wait(commands_, fence_, "vkQueueSubmit");
+  if (validation_enabled()) check_validation("a run");
+  if (queries_ != VK_NULL_HANDLE) {
+    check_vk(vkGetQueryPoolResults(device_, queries_, 0, static_cast<uint32_t>(timestamps_.size()),
+                                   timestamps_.size() * sizeof(uint64_t), timestamps_.data(), sizeof(uint64_t),
+                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "vkGetQueryPoolResults");
+    std::fill(node_seconds_.begin(), node_seconds_.end(), 0.0);
+    const double period = context_->info().timestamp_period_ns * 1e-9;
+    for (size_t s = 0; s < segment_nodes_.size(); ++s) {
+      const uint64_t ticks = timestamps_[2 * s + 1] - timestamps_[2 * s];
+      if (segment_nodes_[s] < node_seconds_.size()) node_seconds_[segment_nodes_[s]] += static_cast<double>(ticks) * period;
+    }
+  }
+  for (size_t o = 0; o < outputs_.size(); ++o)
+    if (outputs_[o] != nullptr) std::memcpy(outputs_[o], output_staging_[o], output_bytes_[o]);
+}
+
+std::vector<NodeTiming> VulkanPlan::last_profile() const {
+  if (!profile_) return {};
+  std::vector<NodeTiming> timings(node_count_);
+  for (size_t n = 0; n < node_count_; ++n) timings[n] = {n, node_seconds_[n]};
+  return timings;
+}
+
+}  // namespace mt::vulkan

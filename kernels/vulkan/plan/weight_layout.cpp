@@ -1,0 +1,108 @@
+#include "kernels/vulkan/plan/weight_layout.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/reference/float16.h"
+#include "kernels/vulkan/plan/packed_layout.h"
+
+namespace mt::vulkan {
+
+std::vector<std::byte> encode_floats(const std::vector<float>& values, bool fp16) {
+  std::vector<std::byte> bytes(values.size() * (fp16 ? 2 : 4));
+  if (!fp16) {
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint16_t half = reference::float_to_half(values[i]);
+    std::memcpy(bytes.data() + 2 * i, &half, 2);
+  }
+  return bytes;
+}
+
+std::vector<float> pack_tensor(const float* data, const Shape& shape) {
+  const PackedLayout layout = packed_layout(shape);
+  std::vector<float> packed(static_cast<size_t>(layout.texels) * 4, 0.0f);
+  const size_t rank = layout.dims.size();
+  const size_t p = static_cast<size_t>(layout.packed_axis);
+  std::vector<int64_t> row_stride(rank, 1);
+  for (size_t a = rank - 1; a-- > 0;) row_stride[a] = row_stride[a + 1] * layout.dims[a + 1];
+  const int64_t count = numel(layout.dims);
+  std::vector<int64_t> c(rank, 0);
+  for (int64_t e = 0; e < count; ++e) {
+    int64_t rest = e;
+    for (size_t a = rank; a-- > 0;) {
+      c[a] = rest % layout.dims[a];
+      rest /= layout.dims[a];
+    }
+    int64_t texel = 0;
+    for (size_t a = 0; a < rank; ++a) texel += (a == p ? c[a] / 4 : c[a]) * layout.strides[a];
+    packed[static_cast<size_t>(texel * 4 + c[p] % 4)] = data[e];
+  }
+  return packed;
+}
+
+std::vector<float> pack_channels(const float* values, int64_t channels) {
+  std::vector<float> packed(static_cast<size_t>((channels + 3) / 4 * 4), 0.0f);
+  for (int64_t c = 0; c < channels; ++c) packed[static_cast<size_t>(c)] = values[c];
+  return packed;
+}
+
+std::vector<int32_t> conv_weight_ranges(int64_t out_channels, int64_t in_channels, int64_t group, int64_t taps) {
+  const int64_t in_per_group = in_channels / group, out_per_group = out_channels / group;
+  std::vector<int32_t> ranges;
+  int64_t matrices = 0;
+  for (int64_t ob = 0; ob < (out_channels + 3) / 4; ++ob) {
+    const int64_t first_out = ob * 4, last_out = std::min(ob * 4 + 3, out_channels - 1);
+    const int64_t first_in = first_out / out_per_group * in_per_group;
+    const int64_t end_in = (last_out / out_per_group + 1) * in_per_group;
+    const int64_t ib_begin = first_in / 4, ib_end = (end_in + 3) / 4;
+    ranges.push_back(static_cast<int32_t>(matrices));
+    ranges.push_back(static_cast<int32_t>(ib_begin));
+    ranges.push_back(static_cast<int32_t>(ib_end));
+    matrices += (ib_end - ib_begin) * taps;
+  }
+  return ranges;
+}
+
+ConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t in_channels, int64_t group, int64_t kh,
+                              int64_t kw, bool transposed) {
+  const int64_t in_per_group = in_channels / group, out_per_group = out_channels / group;
+  const int64_t taps = kh * kw;
+  // The weight from input channel ic to output channel oc at tap t, zero across groups.
+  auto weight = [&](int64_t ic, int64_t oc, int64_t t) -> float {
+    if (ic >= in_channels || oc >= out_channels) return 0.0f;
+    const int64_t g = oc / out_per_group;
+    if (ic / in_per_group != g) return 0.0f;
+    if (transposed) return w[(ic * out_per_group + oc % out_per_group) * taps + t];  // W[C, M/g, kH, kW]
+    return w[(oc * in_per_group + ic % in_per_group) * taps + t];                     // W[M, C/g, kH, kW]
+  };
+  ConvWeights packed;
+  packed.ranges = conv_weight_ranges(out_channels, in_channels, group, taps);
+  for (size_t ob = 0; ob < packed.ranges.size() / 3; ++ob)
+    for (int64_t ib = packed.ranges[3 * ob + 1]; ib < packed.ranges[3 * ob + 2]; ++ib)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t l = 0; l < 4; ++l)
+          for (int64_t o = 0; o < 4; ++o)
+            packed.weights.push_back(weight(ib * 4 + l, static_cast<int64_t>(ob) * 4 + o, t));
+  return packed;
+}
+
+std::vector<float> pack_depthwise_weights(const float* w, int64_t channels, int64_t kh, int64_t kw) {
+  const int64_t blocks = (channels + 3) / 4, taps = kh * kw;
+  std::vector<float> packed(static_cast<size_t>(blocks * taps * 4), 0.0f);
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t t = 0; t < taps; ++t) packed[static_cast<size_t>(((c / 4) * taps + t) * 4 + c % 4)] = w[c * taps + t];
+  return packed;
+}
+
+std::vector<float> pack_linear_weights(const float* w, int64_t n, int64_t k) {
+  const int64_t blocks = (n + 3) / 4;
+  std::vector<float> packed(static_cast<size_t>(blocks * k * 4), 0.0f);
+  for (int64_t o = 0; o < n; ++o)
+    for (int64_t i = 0; i < k; ++i) packed[static_cast<size_t>(((o / 4) * k + i) * 4 + o % 4)] = w[o * k + i];
+  return packed;
+}
+
+}  // namespace mt::vulkan

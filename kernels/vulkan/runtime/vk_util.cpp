@@ -1,0 +1,46 @@
+#include "kernels/vulkan/runtime/vk_util.h"
+
+#include <fmt/format.h>
+
+#include "lib/core/error.h"
+
+namespace mt::vulkan {
+
+std::string_view result_name(VkResult result) {
+  switch (result) {
+    case VK_SUCCESS: return "VK_SUCCESS";
+    case VK_NOT_READY: return "VK_NOT_READY";
+    case VK_TIMEOUT: return "VK_TIMEOUT";
+    case VK_INCOMPLETE: return "VK_INCOMPLETE";
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
+    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
+    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
+    case VK_ERROR_FORMAT_NOT_SUPPORTED: return "VK_ERROR_FORMAT_NOT_SUPPORTED";
+    case VK_ERROR_FRAGMENTED_POOL: return "VK_ERROR_FRAGMENTED_POOL";
+    case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
+    default: return "VK_ERROR_UNKNOWN";
+  }
+}
+
+void check_vk(VkResult result, std::string_view call) {
+  if (result == VK_SUCCESS) return;
+  const ExitCode code = result == VK_ERROR_INCOMPATIBLE_DRIVER || result == VK_ERROR_FEATURE_NOT_PRESENT ||
+                                result == VK_ERROR_EXTENSION_NOT_PRESENT
+                            ? ExitCode::unsupported
+                            : ExitCode::failure;
+  fail(code, "vulkan: {} failed: {} ({})", call, result_name(result), static_cast<int>(result));
+}
+
+std::string version_str(uint32_t version) {
+  return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(version), VK_API_VERSION_MINOR(version),
+                     VK_API_VERSION_PATCH(version));
+}
+
+}  // namespace mt::vulkan
