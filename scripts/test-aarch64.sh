@@ -31,7 +31,7 @@ for name in $models; do
   [[ -f $models_dir/$name/model.onnx ]] || fail "$models_dir/$name/model.onnx missing: run ctest --test-dir build -R fixture.export_models"
 done
 cmake --build build -j"${MT_JOBS:-$(nproc)}" --target mt-convert mt-fuse mt-quantize mt-prepack mt-run >/dev/null
-scripts/cross-aarch64.sh mt-run mt-opnames mt-bench mt-convert test_ops test_capi mt >"$work/build.log" 2>&1 ||
+scripts/cross-aarch64.sh mt-run mt-opnames mt-bench mt-convert test_op_harness test_capi mt >"$work/build.log" 2>&1 ||
   fail "cross build: $(tail -20 "$work/build.log")"
 echo "test-aarch64: cross build done at $((SECONDS - start)) s"
 # arm64 [-cpu MODEL] COMMAND...: COMMAND under qemu-aarch64, with the sysroot's loader and libraries.
@@ -135,7 +135,7 @@ echo "ok   arm64 test_capi: $(grep -E '^\[doctest\] test cases' "$work/capi" | t
 
 # The op harness: cpu against the reference on every op case (vulkan is skipped: no arm64 driver).
 # (The plan tests of test_backend_plans.cpp plan every backend and need a Vulkan driver.)
-MT_REQUIRE_VULKAN=0 arm64 "$arm/tests/ops/test_ops" -s \
+MT_REQUIRE_VULKAN=0 arm64 "$arm/tests/ops/test_op_harness" -s \
   --test-case='every registered op*,every backend matches*,the cpu backend accepts*' >"$work/ops" 2>&1 ||
   fail "arm64 op harness: $(grep -E 'ERROR|FAIL' "$work/ops" | head -10)"
 grep -q "backend runs compared" "$work/ops" || fail "arm64 op harness compared nothing: $(tail -5 "$work/ops")"

@@ -17,7 +17,7 @@ units=()
 for dir in tests/unit/*/; do
   compgen -G "$dir*.cpp" > /dev/null && units+=("test_$(basename "$dir")")
 done
-cmake --build "$build" -j"$jobs" --target "${units[@]}" test_ops mt-convert mt-opnames mt-fuse mt-run
+cmake --build "$build" -j"$jobs" --target "${units[@]}" test_op_harness mt-convert mt-opnames mt-fuse mt-run
 
 # The models exported for the main suite (scripts/test.sh builds in build/) are reused: exporting
 # them again would cost minutes of PyTorch.

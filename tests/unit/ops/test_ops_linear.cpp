@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "lib/ops/registry.h"
-#include "tests/unit/core/infer_node_util.h"
+#include "tests/unit/ops/infer_node_util.h"
 
 using namespace mt;
 using namespace mt::test;

@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "tests/unit/core/infer_node_util.h"
+#include "tests/unit/ops/infer_node_util.h"
 
 namespace mt::test {
 namespace {

@@ -1,7 +1,7 @@
 // Shape inference of conv2d and conv_transpose2d: output sizes, and every rejected input.
 #include <doctest/doctest.h>
 
-#include "tests/unit/core/infer_node_util.h"
+#include "tests/unit/ops/infer_node_util.h"
 
 namespace mt::test {
 namespace {

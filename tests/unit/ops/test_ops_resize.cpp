@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "tests/unit/core/infer_node_util.h"
+#include "tests/unit/ops/infer_node_util.h"
 
 namespace mt::test {
 namespace {

@@ -2,7 +2,7 @@
 // pooling, and every rejected input.
 #include <doctest/doctest.h>
 
-#include "tests/unit/core/infer_node_util.h"
+#include "tests/unit/ops/infer_node_util.h"
 
 namespace mt::test {
 namespace {
