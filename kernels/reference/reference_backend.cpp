@@ -6,9 +6,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "kernels/reference/reference.h"
 #include "lib/core/error.h"
 #include "lib/core/memory_limit.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/runtime/memory_planner.h"
 
 namespace mt {

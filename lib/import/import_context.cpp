@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "kernels/reference/reference.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/import/constant_values.h"
 #include "lib/ops/registry.h"
 

@@ -2,7 +2,7 @@
 // turns their outputs into constants (same tensor names), so nothing computes them at run time.
 #include <algorithm>
 
-#include "kernels/reference/reference.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/core/error.h"
 #include "lib/passes/graph_edit.h"
 #include "lib/passes/passes.h"
