@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Prints tests/unit/reference/golden_math.inc: PyTorch outputs of the activation, binary, reduce,
-norm and linear ops on small seeded inputs, for tests/unit/reference/test_golden_math.cpp.
+"""Prints tests/unit/eval/golden_math.inc: PyTorch outputs of the activation, binary, reduce,
+norm and linear ops on small seeded inputs, for tests/unit/eval/test_golden_math.cpp.
 
-Usage: /usr/bin/python3 scripts/gen_reference_goldens_math.py > tests/unit/reference/golden_math.inc
+Usage: /usr/bin/python3 scripts/gen_reference_goldens_math.py > tests/unit/eval/golden_math.inc
 """
 import torch
 import torch.nn.functional as F

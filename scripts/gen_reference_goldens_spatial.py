@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes tests/unit/reference/golden_spatial.inc: small conv, pool and resize cases with
+"""Writes tests/unit/eval/golden_spatial.inc: small conv, pool and resize cases with
 expected outputs for the reference kernel tests.
 
 Expected values come from PyTorch wherever PyTorch computes the same function:
@@ -466,7 +466,7 @@ struct ResizeCase {
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     root = pathlib.Path(__file__).resolve().parent.parent
-    parser.add_argument("--out", default=root / "tests/unit/reference/golden_spatial.inc")
+    parser.add_argument("--out", default=root / "tests/unit/eval/golden_spatial.inc")
     args = parser.parse_args()
     torch.manual_seed(0)
     rng = np.random.default_rng(20240501)

@@ -1,7 +1,7 @@
 #version 450
 // max_pool2d / avg_pool2d on packed NCHW tensors, one invocation per output texel. Padding is -inf
 // for max; avg divides by the taps on the input, or with count_include_pad by the taps on the padded
-// input (kernels/reference/pool.cpp). spec 3: OP (0 max, 1 avg), 4-9: KH, KW, SH, SW, DH, DW.
+// input (lib/ops/eval/pool.cpp). spec 3: OP (0 max, 1 avg), 4-9: KH, KW, SH, SW, DH, DW.
 // params: planes (N * channel blocks), H, W, OH, OW, pad top, left, bottom, right, count_include_pad.
 #include "common.glsl"
 

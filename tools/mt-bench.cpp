@@ -15,9 +15,6 @@
 #include "lib/core/error.h"
 #include "lib/core/file_io.h"
 #include "lib/runtime/backend_registry.h"
-#ifdef MT_HAVE_VULKAN_BACKEND
-#include "kernels/vulkan/vulkan_backend.h"
-#endif
 
 namespace {
 
@@ -67,9 +64,7 @@ int run(const Options& o, bool show_progress) {
     if (show_progress) progress = [&line](const mt::bench::Progress& p) { line(p); };
     result = mt::bench::run_benchmark(*backend, o.bench, progress);
   }
-#ifdef MT_HAVE_VULKAN_BACKEND
-  if (o.device == "vulkan") result.gpu_name = mt::vulkan_device_name(o.bench.gpu_index);
-#endif
+  result.gpu_name = backend->describe(o.bench.gpu_index);
 
   std::optional<mt::bench::BaselineCheck> check;
   if (baseline) {

@@ -13,9 +13,6 @@
 #include "lib/runtime/inputs.h"
 #include "lib/runtime/report.h"
 #include "lib/runtime/run_once.h"
-#ifdef MT_HAVE_VULKAN_BACKEND
-#include "kernels/vulkan/vulkan_backend.h"
-#endif
 
 namespace {
 
@@ -56,14 +53,8 @@ json summary_json(const std::string& name, const mt::HostArray& array) {
 int run(const mt::cli::Tool& tool, const Options& o) {
   if (o.list_devices) {
     for (const auto& name : mt::backend_names()) {
-      fmt::print("{}\n", name);
-#ifdef MT_HAVE_VULKAN_BACKEND
-      // The GPUs under the vulkan backend, indented: what --gpu N picks.
-      if (name == "vulkan") {
-        if (auto reason = mt::vulkan_unavailable_reason()) fmt::print("  unavailable: {}\n", *reason);
-        else fmt::print("{}", mt::vulkan_device_list("  "));
-      }
-#endif
+      // The backend, then its devices (vulkan's GPUs) indented: what --gpu N picks.
+      fmt::print("{}\n{}", name, mt::find_backend(name)->devices("  "));
     }
     return 0;
   }

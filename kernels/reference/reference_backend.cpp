@@ -6,9 +6,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "kernels/reference/reference.h"
 #include "lib/core/error.h"
 #include "lib/core/memory_limit.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/runtime/memory_planner.h"
 
 namespace mt {
@@ -27,7 +27,7 @@ const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "di
 std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info) {
   if (info.dtype == DType::f32 || kAnyDtypeOps.count(node.op)) return std::nullopt;
   if ((info.dtype == DType::i64 || info.dtype == DType::i32) && kIntegerOps.count(node.op)) return std::nullopt;
-  // Quantized ops: int8 data, int32 bias (kernels/reference/quantized.cpp).
+  // Quantized ops: int8 data, int32 bias (lib/ops/eval/quantized.cpp).
   if ((info.dtype == DType::i8 || info.dtype == DType::i32) && reference::has_int8_kernel(node.op)) return std::nullopt;
   if (node.op == "quantize" || node.op == "dequantize") return std::nullopt;
   return fmt::format("dtype {} not supported", dtype_name(info.dtype));

@@ -1,5 +1,6 @@
-// The reference backend: runs a graph node by node through the reference kernels, with every
-// intermediate tensor in one liveness-planned arena. Slow and obviously correct: the oracle.
+// The reference backend: runs a graph node by node through the reference kernels (lib/ops/eval:
+// the op semantics), with every intermediate tensor in one liveness-planned arena. Slow and
+// obviously correct: the oracle.
 #pragma once
 
 #include <memory>

@@ -62,22 +62,25 @@ class VulkanBackend final : public Backend {
     const vulkan::PrepackStats stats = vulkan::prepack_graph(graph, options);
     spdlog::debug("vulkan: {} constants stored in the shaders' layouts ({})", stats.weights_packed, options.precision);
   }
+
+  // Why this machine cannot run the backend (no loader, no device: the counterpart of PyTorch's
+  // is_vulkan_available()), or each device's type, driver, limits and fp16/int8 features.
+  std::string devices(std::string_view indent) const override {
+    if (auto reason = vulkan::vulkan_unavailable_reason()) return fmt::format("{}unavailable: {}\n", indent, *reason);
+    return vulkan::format_device_list(indent);
+  }
+
+  std::string describe(int device_index) const override {
+    const std::vector<vulkan::DeviceInfo> devices = vulkan::enumerate_devices();
+    if (device_index < 0 || static_cast<size_t>(device_index) >= devices.size())
+      unsupported("vulkan: no device {} ({} found)", device_index, devices.size());
+    const vulkan::DeviceInfo& device = devices[device_index];
+    return device.driver_info.empty() ? device.name : fmt::format("{} ({})", device.name, device.driver_info);
+  }
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> make_vulkan_backend() { return std::make_unique<VulkanBackend>(); }
-
-std::optional<std::string> vulkan_unavailable_reason() { return vulkan::vulkan_unavailable_reason(); }
-
-std::string vulkan_device_list(std::string_view indent) { return vulkan::format_device_list(indent); }
-
-std::string vulkan_device_name(int gpu_index) {
-  const std::vector<vulkan::DeviceInfo> devices = vulkan::enumerate_devices();
-  if (gpu_index < 0 || static_cast<size_t>(gpu_index) >= devices.size())
-    unsupported("vulkan: no device {} ({} found)", gpu_index, devices.size());
-  const vulkan::DeviceInfo& device = devices[gpu_index];
-  return device.driver_info.empty() ? device.name : fmt::format("{} ({})", device.name, device.driver_info);
-}
 
 }  // namespace mt

@@ -53,7 +53,7 @@ struct ModelSummary {
 struct BenchResult {
   BenchOptions options;
   std::string backend;  // Backend::name(): "reference", "cpu", "vulkan"
-  std::string gpu_name;  // vulkan: the device's name and driver, set by the caller (which links the backend)
+  std::string gpu_name;  // vulkan: the device's name and driver, set by the caller (Backend::describe)
   ModelSummary model;
   SystemInfo system;
   double load_seconds = 0;   // read (mmap or stdin) + decode + validate

@@ -16,9 +16,6 @@
 #include "lib/runtime/prepack.h"
 #include "lib/runtime/run_once.h"
 #include "mt/version.h"
-#ifdef MT_HAVE_VULKAN_BACKEND
-#include "kernels/vulkan/vulkan_backend.h"
-#endif
 
 namespace {
 
@@ -214,10 +211,8 @@ mt_status mt_session_create(const mt_model* model, const mt_options* options, mt
     if (backend == nullptr)
       mt::unsupported("device '{}' is not built into this mt (built: {})", device, fmt::join(mt::backend_names(), ", "));
     mt::require_model_backend(model->data->graph, device, "the model");
-#ifdef MT_HAVE_VULKAN_BACKEND
     // An absent device is unsupported here, not a usage error as mt-run's --gpu N is.
-    if (device == "vulkan") mt::vulkan_device_name(o.gpu_index);
-#endif
+    backend->describe(o.gpu_index);
     mt::PlanOptions plan_options{.threads = o.threads, .gpu_index = o.gpu_index, .precision = precision};
     auto created = std::make_unique<mt_session>();
     created->model = model->data;

@@ -5,7 +5,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/reference/float16.h"
+#include "lib/core/float16.h"
 #include "lib/core/error.h"
 
 namespace mt::onnx_import {
@@ -43,7 +43,7 @@ Out element(const TensorInfo& tensor, size_t i) {
     case DType::f32:
       return convert<Out>(load<float>(data, i));
     case DType::f16:
-      return convert<Out>(reference::half_to_float(load<uint16_t>(data, i)));
+      return convert<Out>(half_to_float(load<uint16_t>(data, i)));
     case DType::i8:
       return static_cast<Out>(load<int8_t>(data, i));
     case DType::u8:
@@ -81,7 +81,7 @@ TensorInfo make(std::string name, DType dtype, Shape shape, std::span<const In> 
         store(out, i, static_cast<float>(v));
         break;
       case DType::f16:
-        store(out, i, reference::float_to_half(static_cast<float>(v)));
+        store(out, i, float_to_half(static_cast<float>(v)));
         break;
       case DType::i8:
         store(out, i, static_cast<int8_t>(integer_value(v)));

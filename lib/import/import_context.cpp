@@ -1,9 +1,7 @@
 #include "lib/import/import_context.h"
 
-#include <spdlog/spdlog.h>
-
-#include "kernels/reference/reference.h"
 #include "lib/import/constant_values.h"
+#include "lib/ops/eval/evaluate.h"
 #include "lib/ops/registry.h"
 
 namespace mt::onnx_import {
@@ -108,40 +106,30 @@ std::string ImportContext::node_name(const OnnxNode& node, const std::string& op
 
 bool ImportContext::try_fold(const Node& mt_node, const std::vector<const TensorInfo*>& inputs) {
   bool any_input = false;
+  int64_t input_elements = 0;
   for (const TensorInfo* in : inputs) {
     if (in == nullptr) continue;
     if (!in->is_constant()) return false;
     any_input = true;
+    input_elements += in->numel();
   }
-  const reference::Kernel kernel = any_input ? reference::find_kernel(mt_node.op) : nullptr;
-  if (kernel == nullptr) return false;
+  if (!any_input || !can_evaluate(mt_node.op)) return false;
 
   auto types = infer_node(mt_node, inputs);
-  // Folding must not turn a small model into a huge one (an Expand of a scalar, say): outputs
-  // larger than the inputs and than kMaxFoldedElements are left to run time.
-  int64_t input_elements = 0;
-  for (const TensorInfo* in : inputs)
-    if (in) input_elements += in->numel();
-  for (const auto& type : types)
-    if (numel(type.shape) > std::max(input_elements, kMaxFoldedElements)) return false;
+  int64_t output_elements = 0;
+  for (const auto& type : types) output_elements += numel(type.shape);
+  if (!fold_size_allowed(input_elements, output_elements)) return false;
   std::vector<TensorInfo> outputs;
-  for (size_t i = 0; i < types.size(); ++i) {
-    TensorInfo out{.name = mt_node.outputs[i], .dtype = types[i].dtype, .shape = std::move(types[i].shape)};
-    out.data = ConstData::allocate(out.byte_size());
-    outputs.push_back(std::move(out));
+  std::vector<const TensorInfo*> output_infos;
+  for (size_t i = 0; i < types.size(); ++i)
+    outputs.push_back(TensorInfo{.name = mt_node.outputs[i], .dtype = types[i].dtype, .shape = std::move(types[i].shape)});
+  for (const auto& out : outputs) output_infos.push_back(&out);
+  auto values = evaluate_node(mt_node, inputs, output_infos);
+  if (!values) return false;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    outputs[i].data = std::move((*values)[i]);
+    graph_.add_tensor(std::move(outputs[i]));
   }
-  std::vector<reference::ConstView> in_views;
-  for (const TensorInfo* in : inputs) in_views.push_back({in, in ? in->data.data() : nullptr});
-  std::vector<reference::MutView> out_views;
-  for (auto& out : outputs) out_views.push_back({&out, out.data.mutable_data()});
-  try {
-    kernel(mt_node, in_views, out_views);
-  } catch (const Error& e) {
-    if (e.code() != ExitCode::unsupported) throw;
-    spdlog::debug("not folding node '{}' ({}): {}", mt_node.name, mt_node.op, e.what());
-    return false;
-  }
-  for (auto& out : outputs) graph_.add_tensor(std::move(out));
   if (mt_node.op == "transpose") transpose_dequantized_origin(mt_node);
   return true;
 }

@@ -17,9 +17,11 @@
 
 namespace mt::onnx_import {
 
-// Ops evaluated at import never create constants larger than this (in elements) unless their
-// inputs are as large: a bound on what a small hostile model can make the importer allocate.
-inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 24;
+// The ops mt has no run-time op for (Shape, ConstantOfShape, Range, Where, ...: translate_folding.cpp)
+// are evaluated at import or refused; they never create a constant larger than this (in elements):
+// a bound on what a small hostile model can make the importer allocate. Optional folding of ops
+// that also run at run time is bounded by fold_size_allowed() (lib/ops/eval/evaluate.h) instead.
+inline constexpr int64_t kMaxShapeOpElements = int64_t{1} << 24;
 
 class ImportContext {
  public:
@@ -59,10 +61,10 @@ class ImportContext {
   // A float32 scalar constant (rank 0) with a fresh name.
   std::string scalar(const OnnxNode& node, double value, DType dtype = DType::f32);
 
-  // Adds mt node `op` for ONNX `node`, or, when every input is constant and the reference
-  // kernels implement the op, computes it now and defines its outputs as constants. Outputs are
-  // typed by the op registry. The mt node is named after the ONNX node (suffixed "/op" when it
-  // produces none of the node's ONNX outputs).
+  // Adds mt node `op` for ONNX `node`, or, when every input is constant, the reference kernels
+  // implement the op and fold_size_allowed() (lib/ops/eval/evaluate.h) agrees, computes it now and
+  // defines its outputs as constants. Outputs are typed by the op registry. The mt node is named
+  // after the ONNX node (suffixed "/op" when it produces none of the node's ONNX outputs).
   void emit(const OnnxNode& node, const std::string& op, std::vector<std::string> inputs, Attributes attrs,
             std::vector<std::string> outputs);
   // emit() for a single output; returns its name.

@@ -21,7 +21,7 @@ void require_constant_inputs(ImportContext& ctx, const OnnxNode& node) {
 
 void check_folded_size(const OnnxNode& node, const Shape& shape) {
   auto count = checked_numel(shape);
-  if (!count || *count > kMaxFoldedElements)
+  if (!count || *count > kMaxShapeOpElements)
     node.unsupported("would create a constant of shape {}, larger than mt folds at import", shape_str(shape));
 }
 

@@ -1,9 +1,7 @@
 // fold_constants: evaluates nodes whose inputs are all constant with the reference kernels and
 // turns their outputs into constants (same tensor names), so nothing computes them at run time.
-#include <algorithm>
-
-#include "kernels/reference/reference.h"
-#include "lib/core/error.h"
+// The evaluator and its size limit are the importer's (lib/ops/eval/evaluate.h).
+#include "lib/ops/eval/evaluate.h"
 #include "lib/passes/graph_edit.h"
 #include "lib/passes/passes.h"
 
@@ -12,56 +10,36 @@ namespace {
 
 bool plain(const TensorInfo& info) { return !info.quant && info.layout.empty(); }
 
-// Whether folding `node` is allowed: constant plain inputs, outputs that are not graph outputs
-// and that do not blow up the model (an expand of a scalar to a feature map stays a node).
+// Whether folding `node` is allowed: constant plain inputs, outputs that are not graph outputs,
+// and the evaluator's size limit (an expand of a scalar to a feature map stays a node).
 bool foldable(const Graph& graph, const GraphIndex& index, const Node& node) {
-  size_t input_bytes = 0, inputs = 0;
+  int64_t input_elements = 0;
+  size_t inputs = 0;
   for (const auto& in : node.inputs) {
     if (in.empty()) continue;
     const TensorInfo& info = graph.tensor(in);
     if (!info.is_constant() || !plain(info)) return false;
-    input_bytes += info.data.size();
+    input_elements += info.numel();
     ++inputs;
   }
   if (inputs == 0) return false;
-  size_t output_bytes = 0;
+  int64_t output_elements = 0;
   for (const auto& out : node.outputs) {
     if (index.is_graph_output(out)) return false;
     const TensorInfo& info = graph.tensor(out);
     if (!plain(info)) return false;
-    output_bytes += info.byte_size();
+    output_elements += info.numel();
   }
-  return output_bytes <= std::max(kFoldMaxGrowth * input_bytes, kFoldSmallBytes);
+  return fold_size_allowed(input_elements, output_elements);
 }
 
-// Runs the node's reference kernel; nullopt when there is none or it rejects the node (a dtype
-// it does not implement): the node is then left to run normally.
+// The node's outputs computed now; nullopt when the evaluator cannot (no reference kernel, or a
+// dtype it does not implement): the node is then left to run normally.
 std::optional<std::vector<ConstData>> evaluate(const Graph& graph, const Node& node) {
-  const reference::Kernel kernel = reference::find_kernel(node.op);
-  if (kernel == nullptr) return std::nullopt;
-  std::vector<reference::ConstView> inputs;
-  for (const auto& in : node.inputs) {
-    if (in.empty()) {
-      inputs.push_back({});
-      continue;
-    }
-    const TensorInfo& info = graph.tensor(in);
-    inputs.push_back({&info, info.data.data()});
-  }
-  std::vector<ConstData> results;
-  std::vector<reference::MutView> outputs;
-  for (const auto& out : node.outputs) {
-    const TensorInfo& info = graph.tensor(out);
-    results.push_back(ConstData::allocate(info.byte_size()));
-    outputs.push_back({&info, results.back().mutable_data()});
-  }
-  try {
-    kernel(node, inputs, outputs);
-  } catch (const Error& error) {
-    if (error.code() == ExitCode::unsupported) return std::nullopt;
-    throw;
-  }
-  return results;
+  std::vector<const TensorInfo*> inputs, outputs;
+  for (const auto& in : node.inputs) inputs.push_back(in.empty() ? nullptr : &graph.tensor(in));
+  for (const auto& out : node.outputs) outputs.push_back(&graph.tensor(out));
+  return evaluate_node(node, inputs, outputs);
 }
 
 }  // namespace

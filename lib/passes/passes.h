@@ -18,9 +18,7 @@ void fold_batch_norm(Graph& graph, PassReport& report);
 void fuse_activation(Graph& graph, PassReport& report);
 
 // Nodes whose inputs are all constant, evaluated with the reference kernels and replaced by
-// constants, unless the result is larger than kFoldMaxGrowth times the inputs and kFoldSmallBytes.
-inline constexpr size_t kFoldMaxGrowth = 2;
-inline constexpr size_t kFoldSmallBytes = 16 * 1024;
+// constants within the size limit of lib/ops/eval/evaluate.h (the importer's).
 void fold_constants(Graph& graph, PassReport& report);
 
 // Nodes that return their input unchanged: identity, reshape/flatten/squeeze/unsqueeze/expand to

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <set>
 
-#include "kernels/reference/reference_backend.h"
 #include "lib/core/error.h"
+#include "lib/runtime/backend_registry.h"
 #include "lib/runtime/run_once.h"
 
 namespace mt::quant {
@@ -132,7 +131,10 @@ Range Observer::entropy_range() const {
 }
 
 const Backend& reference_backend() {
-  static const std::unique_ptr<Backend> backend = make_reference_backend();
+  // Through the registry (kernels/backend_registry.cpp), so that lib/ depends on no backend's
+  // headers; the reference backend is always built in.
+  static const Backend* const backend = find_backend("reference");
+  if (backend == nullptr) fail(ExitCode::failure, "internal: the reference backend is not built in");
   return *backend;
 }
 

@@ -5,8 +5,8 @@
 #include <limits>
 #include <set>
 
-#include "kernels/reference/quantized.h"
 #include "lib/core/error.h"
+#include "lib/ops/int8_arithmetic.h"
 
 namespace mt::quant {
 namespace {
@@ -48,7 +48,7 @@ std::vector<float> as_floats(const HostArray& array, const TensorInfo& info) {
   } else {
     const float scale = info.quant->scales[0];
     const int32_t zero = info.quant->zero_points[0];
-    for (size_t i = 0; i < values.size(); ++i) values[i] = reference::dequantize_value(array.as<int8_t>()[i], scale, zero);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = dequantize_value(array.as<int8_t>()[i], scale, zero);
   }
   return values;
 }
@@ -61,7 +61,7 @@ Sample prepare_sample(const Graph& graph, const Sample& sample) {
     ConstData data = ConstData::allocate(static_cast<size_t>(sample[i].numel()));
     auto* q = reinterpret_cast<int8_t*>(data.mutable_data());
     for (int64_t e = 0; e < sample[i].numel(); ++e)
-      q[e] = reference::quantize_value(sample[i].as<float>()[e], info.quant->scales[0], info.quant->zero_points[0]);
+      q[e] = quantize_value(sample[i].as<float>()[e], info.quant->scales[0], info.quant->zero_points[0]);
     prepared[i] = HostArray{DType::i8, info.shape, std::move(data)};
   }
   return prepared;

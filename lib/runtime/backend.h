@@ -77,6 +77,21 @@ class Backend {
   // runs on this backend only. The default has no prepacked form and throws Error(unsupported).
   virtual bool can_prepack() const { return false; }
   virtual void prepack(Graph& graph, const PrepackOptions& options) const;
+
+  // The devices this backend runs on, for mt-run --list-devices: one block each, every line
+  // starting with `indent`, or one line "unavailable: REASON" when the machine has none. Empty for
+  // a backend that runs on the host's CPU (the default).
+  virtual std::string devices(std::string_view indent) const {
+    (void)indent;
+    return {};
+  }
+  // "NAME (DRIVER INFO)" of device `device_index` (PlanOptions::gpu_index), for mt-bench's report;
+  // throws Error(unsupported) with one line when there is no such device, so callers also use it to
+  // check one exists before planning. Empty for a host backend (the default).
+  virtual std::string describe(int device_index) const {
+    (void)device_index;
+    return {};
+  }
 };
 
 struct UnsupportedNode {

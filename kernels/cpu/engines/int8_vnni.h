@@ -3,7 +3,7 @@
 // convs on `vpdpwssd`, with requantization, bias and clamp fused into the output and weights packed
 // once at planning; and 256-entry byte tables on VBMI's vpermi2b. CPUs without VNNI (and ARM), or MT_CPU_INT8_VNNI=0, keep XNNPACK's qc8 operators.
 //
-// Arithmetic (the reference int8 kernels', kernels/reference/quantized.h): acc = bias[c] + sum of
+// Arithmetic (the reference int8 kernels', lib/ops/int8_arithmetic.h): acc = bias[c] + sum of
 // w * (x - x_zero) in exact int32, y = clamp(float(acc) * multiplier[c], lo - y_zero, hi - y_zero)
 // rounded half to even, plus y_zero. The GEMM reads x as unsigned bytes x + 128 (int8_flip, one
 // pass over the input per layer): sum w * (x - x_zero) = sum w * (x + 128) - (128 + x_zero) * sum w,

@@ -1,5 +1,5 @@
 // The output step every AVX512-VNNI int8 kernel shares (int8_vnni.h): 16 int32 accumulators
-// requantized exactly as kernels/reference/quantized.h does it, in the same float32 operations
+// requantized exactly as lib/ops/int8_arithmetic.h does it, in the same float32 operations
 // (float(acc) * multiplier, clamp, round half to even in the default rounding mode, + zero point).
 #pragma once
 

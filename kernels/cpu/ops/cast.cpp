@@ -1,6 +1,5 @@
 // cast: element type conversion in any layout. Float to integer truncates toward zero and
 // saturates (NaN -> 0); integer to narrower integer wraps; float16 rounds to nearest even.
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,6 +8,7 @@
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/plan/parallel.h"
+#include "lib/core/float16.h"
 
 namespace mt::cpu {
 namespace {
@@ -19,35 +19,6 @@ struct Half {
 struct Bool {
   uint8_t byte;  // any non-zero byte reads as true
 };
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1f;
-  const uint32_t mantissa = h & 0x3ff;
-  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
-  if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
-  // Subnormal half: mantissa * 2^-24, exact in float.
-  const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
-  return sign ? -magnitude : magnitude;
-}
-
-uint16_t float_to_half(float f) {
-  const uint32_t bits = std::bit_cast<uint32_t>(f);
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
-  const uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00);  // NaN
-  if (magnitude >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00);  // rounds to >= 65520: infinity
-  if (magnitude < 0x38800000u) {
-    // Result is subnormal (or zero): scale so that the half's units land in the integer part,
-    // and let the float addition round to nearest even.
-    const float scaled = std::bit_cast<float>(magnitude) * 16777216.0f;  // 2^24
-    return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::nearbyint(scaled)));
-  }
-  // Normal: rebias the exponent and round the 13 dropped mantissa bits to nearest even.
-  const uint32_t rebased = magnitude - (112u << 23);
-  const uint32_t rounded = rebased + 0xfffu + ((rebased >> 13) & 1u);
-  return static_cast<uint16_t>(sign | (rounded >> 13));
-}
 
 template <typename To>
 To float_to_int(double value) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/reference/float16.h"
 #include "kernels/vulkan/plan/packed_layout.h"
+#include "lib/core/float16.h"
 
 namespace mt::vulkan {
 
@@ -15,7 +15,7 @@ std::vector<std::byte> encode_floats(const std::vector<float>& values, bool fp16
     return bytes;
   }
   for (size_t i = 0; i < values.size(); ++i) {
-    const uint16_t half = reference::float_to_half(values[i]);
+    const uint16_t half = float_to_half(values[i]);
     std::memcpy(bytes.data() + 2 * i, &half, 2);
   }
   return bytes;

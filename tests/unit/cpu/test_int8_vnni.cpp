@@ -1,5 +1,5 @@
 // The AVX512-VNNI int8 kernels (kernels/cpu/engines/int8_vnni.h) against plain loops with the reference's
-// requantization (kernels/reference/quantized.h): the GEMM at row counts around its 8-row blocks,
+// requantization (lib/ops/int8_arithmetic.h): the GEMM at row counts around its 8-row blocks,
 // column counts around its 32-column panels and 16-lane halves (masked stores), k not a multiple
 // of 4 (zero-padded weights, over-read input), row strides wider than the matrices (nothing outside
 // them is written), input zero points at both ends (the folded bias), clamps, one and two threads;
@@ -17,8 +17,8 @@
 
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/plan/plan_builder.h"
-#include "kernels/reference/quantized.h"
 #include "lib/core/error.h"
+#include "lib/ops/int8_arithmetic.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 
 namespace mt::test {
@@ -76,7 +76,7 @@ size_t check_gemm(size_t m, size_t n, size_t k, int32_t x_zero, bool with_bias, 
       }
       int32_t acc = with_bias ? bias[j] : 0;
       for (size_t p = 0; p < k; ++p) acc += (a[i * lda + p] - x_zero) * w[j * k + p];
-      const int8_t want = reference::requantize(acc, multipliers[j], out.zero_point, out.low, out.high);
+      const int8_t want = requantize(acc, multipliers[j], out.zero_point, out.low, out.high);
       inside_range += want > out.low && want < out.high;
       if (got != want) FAIL_CHECK(shape << " at " << i << "," << j << ": got " << int{got} << ", want " << int{want});
     }
@@ -142,7 +142,7 @@ std::vector<int8_t> plain_conv(const cpu::PackedConvShape& s, size_t out_channel
               }
             }
           y[((n * s.out_h + oy) * s.out_w + ox) * out_channels + o] =
-              reference::requantize(acc, multipliers[o], out.zero_point, out.low, out.high);
+              requantize(acc, multipliers[o], out.zero_point, out.low, out.high);
         }
   return y;
 }

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "kernels/reference/quantized.h"
+#include "lib/ops/int8_arithmetic.h"
 #include "lib/quant/calibration.h"
 #include "lib/quant/quant_params.h"
 
@@ -22,20 +22,20 @@ TEST_CASE("activation parameters cover the range and make zero exact") {
   CHECK(p.scales[0] == doctest::Approx(1.0f / 255));
   p = activation_params(0.0f, 0.0f);
   CHECK(p.scales[0] > 0);
-  CHECK(reference::dequantize_value(reference::quantize_value(0.0f, p.scales[0], p.zero_points[0]), p.scales[0],
+  CHECK(dequantize_value(quantize_value(0.0f, p.scales[0], p.zero_points[0]), p.scales[0],
                                     p.zero_points[0]) == 0.0f);
 }
 
 TEST_CASE("quantize_value rounds half to even and saturates") {
-  CHECK(reference::quantize_value(0.5f, 1.0f, 0) == 0);
-  CHECK(reference::quantize_value(1.5f, 1.0f, 0) == 2);
-  CHECK(reference::quantize_value(-2.5f, 1.0f, 0) == -2);
-  CHECK(reference::quantize_value(1000.0f, 1.0f, 0) == 127);
-  CHECK(reference::quantize_value(-1000.0f, 1.0f, 10) == -128);
-  CHECK(reference::quantize_value(3.0f, 0.5f, -128) == -122);
-  CHECK(reference::requantize(250, 0.01f, 5, -128, 127) == 7);   // 2.5 -> 2, + 5
-  CHECK(reference::requantize(350, 0.01f, 5, -128, 127) == 9);   // 3.5 -> 4, + 5
-  CHECK(reference::requantize(100000, 0.01f, 0, -128, 100) == 100);
+  CHECK(quantize_value(0.5f, 1.0f, 0) == 0);
+  CHECK(quantize_value(1.5f, 1.0f, 0) == 2);
+  CHECK(quantize_value(-2.5f, 1.0f, 0) == -2);
+  CHECK(quantize_value(1000.0f, 1.0f, 0) == 127);
+  CHECK(quantize_value(-1000.0f, 1.0f, 10) == -128);
+  CHECK(quantize_value(3.0f, 0.5f, -128) == -122);
+  CHECK(requantize(250, 0.01f, 5, -128, 127) == 7);   // 2.5 -> 2, + 5
+  CHECK(requantize(350, 0.01f, 5, -128, 127) == 9);   // 3.5 -> 4, + 5
+  CHECK(requantize(100000, 0.01f, 0, -128, 100) == 100);
 }
 
 TEST_CASE("weights: symmetric per output channel; bias: int32 at x_scale * w_scale") {

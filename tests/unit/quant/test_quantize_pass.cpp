@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <random>
 
-#include "kernels/reference/quantized.h"
 #include "lib/format/model_file.h"
+#include "lib/ops/int8_arithmetic.h"
 #include "lib/ops/registry.h"
 #include "lib/quant/quant_report.h"
 #include "lib/quant/quantize_model.h"
@@ -199,7 +199,7 @@ TEST_CASE("reference int8 kernels match fp32 arithmetic on the dequantized value
           if (info.dtype == DType::i32)
             real[e] = static_cast<float>(static_cast<double>(info.data.as<int32_t>()[e]) * scale);
           else
-            real[e] = reference::dequantize_value(
+            real[e] = dequantize_value(
                 activation ? by_name.at(node.inputs[i]).as<int8_t>()[e] : info.data.as<int8_t>()[e], scale, zero);
         }
         const std::string name = "in" + std::to_string(i);
@@ -223,7 +223,7 @@ TEST_CASE("reference int8 kernels match fp32 arithmetic on the dequantized value
       const int8_t* actual = by_name.at(out).as<int8_t>();
       int worst = 0;
       for (int64_t e = 0; e < expected[0].numel(); ++e) {
-        int8_t want = reference::quantize_value(expected[0].as<float>()[e], params.scales[0], params.zero_points[0]);
+        int8_t want = quantize_value(expected[0].as<float>()[e], params.scales[0], params.zero_points[0]);
         if (node.op == "conv2d" && attr_float(node, "act_min") > -kFloatMax) want = std::max<int8_t>(want, params.zero_points[0]);
         worst = std::max(worst, std::abs(static_cast<int>(want) - actual[e]));
       }

@@ -3,8 +3,8 @@
 // int64 shape arithmetic as well as on float weights).
 #include <cstring>
 
-#include "kernels/reference/reference.h"
 #include "lib/ops/broadcast.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
 #include "lib/ops/slice_params.h"
 

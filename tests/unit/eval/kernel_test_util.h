@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference/reference.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
 
 namespace mt::test {

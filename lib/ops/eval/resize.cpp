@@ -6,9 +6,9 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels/reference/float16.h"
-#include "kernels/reference/kernel_util.h"
-#include "kernels/reference/reference.h"
+#include "lib/core/float16.h"
+#include "lib/ops/eval/kernel_util.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
 #include "lib/ops/resize_coords.h"
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <numeric>
 
-#include "tests/unit/reference/kernel_test_util.h"
+#include "tests/unit/eval/kernel_test_util.h"
 
 namespace mt::test {
 namespace {

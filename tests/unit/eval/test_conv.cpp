@@ -4,8 +4,8 @@
 
 #include <limits>
 
-#include "tests/unit/reference/golden_spatial.inc"
-#include "tests/unit/reference/kernel_test_util.h"
+#include "tests/unit/eval/golden_spatial.inc"
+#include "tests/unit/eval/kernel_test_util.h"
 
 namespace mt::test {
 namespace {

@@ -2,10 +2,10 @@
 // input, x_scale / (count * y_scale)), count as the float kernel counts (the taps on the input,
 // or with count_include_pad the taps on the padded input: padding is real zero, x_zero, and adds
 // nothing to the sum). The multiplier is formed in float32 exactly so, as the cpu kernel forms it.
-#include "kernels/reference/kernel_util.h"
-#include "kernels/reference/quantized.h"
-#include "kernels/reference/reference.h"
 #include "lib/ops/conv_geometry.h"
+#include "lib/ops/eval/kernel_util.h"
+#include "lib/ops/eval/reference.h"
+#include "lib/ops/int8_arithmetic.h"
 
 namespace mt::reference {
 namespace {

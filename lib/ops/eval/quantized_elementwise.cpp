@@ -5,10 +5,10 @@
 // concat requantizes each input to the output's parameters (a byte copy when they are equal).
 #include <cstring>
 
-#include "kernels/reference/kernel_util.h"
-#include "kernels/reference/quantized.h"
-#include "kernels/reference/reference.h"
 #include "lib/ops/broadcast.h"
+#include "lib/ops/eval/kernel_util.h"
+#include "lib/ops/eval/reference.h"
+#include "lib/ops/int8_arithmetic.h"
 
 namespace mt::reference {
 namespace {

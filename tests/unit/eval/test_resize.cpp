@@ -5,8 +5,8 @@
 #include <numeric>
 
 #include "lib/ops/resize_coords.h"
-#include "tests/unit/reference/golden_spatial.inc"
-#include "tests/unit/reference/kernel_test_util.h"
+#include "tests/unit/eval/golden_spatial.inc"
+#include "tests/unit/eval/kernel_test_util.h"
 
 namespace mt::test {
 namespace {

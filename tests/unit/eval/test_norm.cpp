@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "tests/unit/reference/kernel_test_util.h"
+#include "tests/unit/eval/kernel_test_util.h"
 
 using namespace mt;
 using namespace mt::test;

@@ -7,8 +7,8 @@
 #include <limits>
 #include <numbers>
 
-#include "kernels/reference/float16.h"
-#include "tests/unit/reference/kernel_test_util.h"
+#include "lib/core/float16.h"
+#include "tests/unit/eval/kernel_test_util.h"
 
 using namespace mt;
 using namespace mt::test;
@@ -178,12 +178,12 @@ TEST_CASE("reference cast: float16 round to nearest even, overflow and subnormal
 TEST_CASE("float16: every half survives a round trip through float") {
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
     const auto half = static_cast<uint16_t>(bits);
-    const float value = reference::half_to_float(half);
+    const float value = half_to_float(half);
     if (std::isnan(value)) {
       CHECK((half & 0x7c00) == 0x7c00);
-      CHECK(std::isnan(reference::half_to_float(reference::float_to_half(value))));
+      CHECK(std::isnan(half_to_float(float_to_half(value))));
       continue;
     }
-    if (reference::float_to_half(value) != half) FAIL_CHECK("half 0x" << std::hex << bits << " does not round-trip");
+    if (float_to_half(value) != half) FAIL_CHECK("half 0x" << std::hex << bits << " does not round-trip");
   }
 }

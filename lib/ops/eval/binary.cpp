@@ -5,9 +5,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/reference/kernel_util.h"
-#include "kernels/reference/reference.h"
 #include "lib/ops/broadcast.h"
+#include "lib/ops/eval/kernel_util.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
 
 namespace mt::reference {

@@ -1,12 +1,14 @@
-// The int8 arithmetic the reference int8 kernels run, shared with calibration and tests:
-// quantize / dequantize one value and the fp32 requantization of an int32 accumulator.
+// The int8 arithmetic of mt's quantization scheme (docs/ARCHITECTURE.md, Quantization): quantize /
+// dequantize one value and the fp32 requantization of an int32 accumulator. The reference int8
+// kernels (lib/ops/eval/quantized*.cpp) run it, the cpu int8 kernels reproduce it bit for bit, and
+// mt-quantize's report and the tests use it.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
-namespace mt::reference {
+namespace mt {
 
 // q = clamp(round_half_even(x / scale) + zero_point, -128, 127). NaN becomes the zero point.
 inline int8_t quantize_value(float x, float scale, int32_t zero_point) {
@@ -29,4 +31,4 @@ inline int8_t requantize(int32_t acc, float multiplier, int32_t zero_point, int3
   return static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + zero_point);
 }
 
-}  // namespace mt::reference
+}  // namespace mt

@@ -2,15 +2,15 @@
 // int8 variants of conv2d, linear, add, max_pool2d and global_avg_pool, with per-tensor
 // asymmetric activations, per-output-channel symmetric weights (axis 0) and int32 bias whose
 // scale is x_scale * w_scale[c]. Accumulation is exact int32; requantization is quantized.h's.
-#include "kernels/reference/quantized.h"
+#include "lib/ops/int8_arithmetic.h"
 
 #include <array>
 #include <vector>
 
-#include "kernels/reference/kernel_util.h"
-#include "kernels/reference/reference.h"
 #include "lib/ops/broadcast.h"
 #include "lib/ops/conv_geometry.h"
+#include "lib/ops/eval/kernel_util.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
 
 namespace mt::reference {

@@ -1,6 +1,7 @@
 // The reference kernels: plain, obviously correct C++ for every op in the registry, on
-// row-major (NCHW) tensors. They are the oracle every backend is tested against, and what
-// constant folding evaluates with.
+// row-major (NCHW) tensors: mt's op semantics. The reference backend (kernels/reference) runs a
+// graph with them, the oracle every backend is tested against; constant folding evaluates with
+// them through evaluate.h. Nothing here depends on lib/runtime or a backend.
 #pragma once
 
 #include <span>
@@ -29,13 +30,13 @@ struct MutView {
 // Kernels throw Error(unsupported) for a dtype or attribute value they do not implement.
 using Kernel = void (*)(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs);
 
-// The kernel of an op, or nullptr if the reference backend has none. For an op with an int8
+// The kernel of an op, or nullptr if there is none. For an op with an int8
 // variant it dispatches on the dtype of the node's first input.
 Kernel find_kernel(std::string_view op);
-// True when the op has an int8 kernel (kernels/reference/quantized*.cpp).
+// True when the op has an int8 kernel (lib/ops/eval/quantized*.cpp).
 bool has_int8_kernel(std::string_view op);
 
-// Registration: each kernels/reference/<family>.cpp defines one of these; kernel_table.cpp
+// Registration: each lib/ops/eval/<family>.cpp defines one of these; kernel_table.cpp
 // calls them all.
 class KernelTable {
  public:

@@ -6,7 +6,7 @@
 #include <functional>
 #include <limits>
 
-#include "tests/unit/reference/kernel_test_util.h"
+#include "tests/unit/eval/kernel_test_util.h"
 
 using namespace mt;
 using namespace mt::test;

@@ -5,10 +5,10 @@
 #include <limits>
 #include <numbers>
 
-#include "kernels/reference/float16.h"
-#include "kernels/reference/kernel_util.h"
-#include "kernels/reference/reference.h"
+#include "lib/core/float16.h"
 #include "lib/ops/broadcast.h"
+#include "lib/ops/eval/kernel_util.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
 
 namespace mt::reference {

@@ -2,9 +2,9 @@
 // in double, written to mirror the definitions rather than to be fast.
 #include <vector>
 
-#include "kernels/reference/kernel_util.h"
-#include "kernels/reference/reference.h"
 #include "lib/ops/conv_geometry.h"
+#include "lib/ops/eval/kernel_util.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
 
 namespace mt::reference {

@@ -1,8 +1,8 @@
 #include <map>
 #include <string>
 
-#include "kernels/reference/reference.h"
 #include "lib/core/error.h"
+#include "lib/ops/eval/reference.h"
 
 namespace mt::reference {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tests/unit/reference/kernel_test_util.h"
+#include "tests/unit/eval/kernel_test_util.h"
 
 namespace {
 
@@ -16,7 +16,7 @@ struct GoldenTensor {
   std::vector<float> values;
 };
 
-#include "tests/unit/reference/golden_math.inc"
+#include "tests/unit/eval/golden_math.inc"
 
 using namespace mt;
 using namespace mt::test;

@@ -3,8 +3,8 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/reference/kernel_util.h"
-#include "kernels/reference/reference.h"
+#include "lib/ops/eval/kernel_util.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
 
 namespace mt::reference {

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/reference/kernel_util.h"
-#include "kernels/reference/reference.h"
 #include "lib/ops/conv_geometry.h"
+#include "lib/ops/eval/kernel_util.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
 
 namespace mt::reference {
