@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 
+#include "lib/ops/op_table.h"
+
 namespace mt {
 namespace {
 
@@ -19,22 +21,34 @@ void check_clamp_attributes(const OpSchema& schema, const OpInfo& info) {
                                                schema.name, info.clamp, has_clamp));
 }
 
+// Each family's register function must add exactly the table lines of that family.
+void check_family(const OpSchema& schema, OpFamily family) {
+  const OpInfo* info = find_op_info(schema.name);
+  if (info == nullptr || info->family != family)
+    throw Error(ExitCode::failure, fmt::format("internal: op '{}' registered by register_{}_ops is not a line of that "
+                                               "family in lib/ops/op_table.inc",
+                                               schema.name, family_name(family)));
+  check_clamp_attributes(schema, *info);
+}
+
 SchemaMap build_registry() {
   SchemaMap schemas;
   auto add_family = [&](OpFamily family, void (*register_ops)(OpRegistry&)) {
-    OpRegistry registry(family);
+    OpRegistry registry;
     register_ops(registry);
     for (auto& schema : registry.added) {
+      check_family(schema, family);
       auto name = schema.name;
       if (!schemas.emplace(name, std::make_unique<OpSchema>(std::move(schema))).second)
         throw Error(ExitCode::failure, "internal: op registered twice: " + name);
     }
   };
+  // One call per family of the op table (registry.h declares the functions).
 #define MT_OP_FAMILY(family) add_family(OpFamily::family, register_##family##_ops);
 #include "lib/ops/op_table.inc"
   for (const OpInfo& info : op_table())
     if (schemas.find(info.name) == schemas.end())
-      throw Error(ExitCode::failure, fmt::format("internal: op '{}' is in the op table but has no schema", info.name));
+      throw Error(ExitCode::failure, fmt::format("internal: op '{}' is in lib/ops/op_table.inc but has no schema", info.name));
   return schemas;
 }
 
@@ -50,16 +64,6 @@ bool is_optional(const std::string& input) { return !input.empty() && input.back
 }
 
 }  // namespace
-
-void OpRegistry::add(OpSchema schema) {
-  const OpInfo* info = find_op_info(schema.name);
-  if (info == nullptr || info->family != family_)
-    throw Error(ExitCode::failure, fmt::format("internal: op '{}' registered by register_{}_ops is not a line of that "
-                                               "family in lib/ops/op_table.inc",
-                                               schema.name, family_name(family_)));
-  check_clamp_attributes(schema, *info);
-  added.push_back(std::move(schema));
-}
 
 const AttrSpec* OpSchema::find_attr(std::string_view attr) const {
   for (const auto& spec : attrs)

@@ -1,5 +1,5 @@
-// The op registry: the schema of every op in the op table (op_table.inc). For each op it holds
-// the inputs, the attributes (types and defaults) and the shape inference. The importer, the
+// The op registry: the single source of truth for every op mt knows. For each op it holds the
+// inputs, the attributes (types and defaults) and the shape inference. The importer, the
 // passes, the model reader, the runtime, the backends and mt-opnames all read it.
 #pragma once
 
@@ -11,7 +11,6 @@
 
 #include "lib/core/error.h"
 #include "lib/ir/graph.h"
-#include "lib/ops/op_table.h"
 
 namespace mt {
 
@@ -97,19 +96,21 @@ const std::vector<double>& attr_floats(const Node& node, std::string_view name);
 // then infers its outputs. Throws Error naming the node.
 std::vector<TensorType> infer_node(const Node& node, std::span<const TensorInfo* const> inputs);
 
-// Registration: each lib/ops/ops_<family>.cpp defines register_<family>_ops() for the families of
-// the op table (op_table.inc); registry.cpp calls them all. add() refuses a schema whose op is not
-// a table line of that family, and the registry refuses a table line without a schema.
+// Registration: each lib/ops/ops_<family>.cpp defines one of these; registry.cpp calls them.
 class OpRegistry {
  public:
-  explicit OpRegistry(OpFamily family) : family_(family) {}
-  void add(OpSchema schema);
+  void add(OpSchema schema) { added.push_back(std::move(schema)); }
   std::vector<OpSchema> added;
-
- private:
-  OpFamily family_;
 };
-#define MT_OP_FAMILY(family) void register_##family##_ops(OpRegistry& registry);
-#include "lib/ops/op_table.inc"
+void register_activation_ops(OpRegistry& registry);
+void register_binary_ops(OpRegistry& registry);
+void register_reduce_ops(OpRegistry& registry);
+void register_norm_ops(OpRegistry& registry);
+void register_linear_ops(OpRegistry& registry);
+void register_conv_ops(OpRegistry& registry);
+void register_pool_ops(OpRegistry& registry);
+void register_resize_ops(OpRegistry& registry);
+void register_shape_ops(OpRegistry& registry);
+void register_quant_ops(OpRegistry& registry);
 
 }  // namespace mt
