@@ -1,6 +1,7 @@
 // The op table (lib/ops/op_table.inc) against every list that still names ops on its own: the
 // registry's schemas, the reference, cpu, cpu int8 and vulkan kernel tables (function pointers
-// that live in the backends), and the kernels the quantizer's roles need. A name in one of them
+// that live in the backends), vulkan's element-wise op codes (shaders/op_codes.h), and the kernels
+// the quantizer's roles need. A name in one of them
 // that the table lacks, or a kernel the table claims that the backend does not have, fails here
 // with the op and the list named.
 #include <doctest/doctest.h>
@@ -13,6 +14,7 @@
 #include "lib/ops/op_table.h"
 #include "lib/ops/registry.h"
 #ifdef MT_HAVE_VULKAN_BACKEND
+#include "kernels/vulkan/ops/ops.h"
 #include "kernels/vulkan/plan/kernel_table.h"
 #endif
 
@@ -42,17 +44,22 @@ Names names_of(const Kernels& kernels) {
   return names;
 }
 
-// Both directions, each difference its own failure naming the op.
-void check_same(const std::string& what, const Names& in_backend, const Names& in_table) {
-  for (const auto& op : in_backend) {
+// `list` must hold exactly the ops of `expected`, which `source` describes: each difference is its
+// own failure naming the op and both sides.
+void check_same(const std::string& list, const Names& listed, const std::string& source, const Names& expected) {
+  for (const auto& op : listed) {
     if (find_op_info(op) == nullptr)
-      FAIL_CHECK(what << " names '" << op << "', which is not a line of lib/ops/op_table.inc");
-    else if (in_table.count(op) == 0)
-      FAIL_CHECK(what << " has '" << op << "', but its column in lib/ops/op_table.inc does not say so");
+      FAIL_CHECK(list << " names '" << op << "', which is not a line of lib/ops/op_table.inc");
+    else if (expected.count(op) == 0)
+      FAIL_CHECK(list << " has '" << op << "', but " << source << " does not");
   }
-  for (const auto& op : in_table)
-    if (in_backend.count(op) == 0)
-      FAIL_CHECK("lib/ops/op_table.inc says " << what << " has '" << op << "', but it does not");
+  for (const auto& op : expected)
+    if (listed.count(op) == 0) FAIL_CHECK(source << " has '" << op << "', but " << list << " does not");
+}
+
+// `listed` against the ops whose kernels column has `backend` (spelled `column` there).
+void check_backend(const std::string& list, const Names& listed, uint8_t backend, const std::string& column) {
+  check_same(list, listed, "lib/ops/op_table.inc (kernels column, " + column + ")", claimed_by(backend));
 }
 
 }  // namespace
@@ -76,7 +83,7 @@ TEST_CASE("op table: one line per op, names unique, every family used") {
 TEST_CASE("op table: the registry holds a schema for exactly the table's ops") {
   Names schemas;
   for (const OpSchema* schema : all_ops()) schemas.emplace(schema->name);
-  check_same("the op registry (lib/ops/ops_<family>.cpp)", schemas, table_ops());
+  check_same("the op registry (lib/ops/ops_<family>.cpp)", schemas, "lib/ops/op_table.inc", table_ops());
 }
 
 TEST_CASE("op table: the clamp column matches the schemas' act_min/act_max") {
@@ -91,21 +98,40 @@ TEST_CASE("op table: the clamp column matches the schemas' act_min/act_max") {
 
 TEST_CASE("op table: the reference backend's kernels") {
   const auto floats = reference::kernel_ops(false), int8s = reference::kernel_ops(true);
-  check_same("the reference backend (KernelTable::add)", Names(floats.begin(), floats.end()),
-             claimed_by(op_kernels::reference));
-  check_same("the reference backend's int8 kernels (KernelTable::add_int8)", Names(int8s.begin(), int8s.end()),
-             claimed_by(op_kernels::reference_int8));
+  check_backend("the reference backend (KernelTable::add)", Names(floats.begin(), floats.end()),
+                op_kernels::reference, "reference");
+  check_backend("the reference backend's int8 kernels (KernelTable::add_int8)", Names(int8s.begin(), int8s.end()),
+                op_kernels::reference_int8, "reference_int8");
 }
 
 TEST_CASE("op table: the cpu backend's kernels") {
-  check_same("the cpu backend (kKernels)", names_of(cpu::cpu_kernels()), claimed_by(op_kernels::cpu));
-  check_same("the cpu backend's int8 kernels (kInt8Kernels)", names_of(cpu::cpu_int8_kernels()),
-             claimed_by(op_kernels::cpu_int8));
+  check_backend("the cpu backend (kKernels)", names_of(cpu::cpu_kernels()), op_kernels::cpu, "cpu");
+  check_backend("the cpu backend's int8 kernels (kInt8Kernels)", names_of(cpu::cpu_int8_kernels()),
+                op_kernels::cpu_int8, "cpu_int8");
 }
 
 #ifdef MT_HAVE_VULKAN_BACKEND
 TEST_CASE("op table: the vulkan backend's kernels") {
-  check_same("the vulkan backend (kKernels)", names_of(vulkan::vulkan_kernels()), claimed_by(op_kernels::vulkan));
+  check_backend("the vulkan backend (kKernels)", names_of(vulkan::vulkan_kernels()), op_kernels::vulkan, "vulkan");
+}
+
+// The ops vulkan plans with unary.comp or binary.comp are the ops with a code in shaders/op_codes.h
+// (codes of variants, such as gelu_tanh, name no op).
+TEST_CASE("op table: shaders/op_codes.h has a code for each op vulkan runs with unary.comp or binary.comp") {
+  Names unary_codes, binary_codes, unary_planned, binary_planned;
+#define MT_UNARY_OP(op, CODE, value) \
+  if (find_op_info(#op) != nullptr) unary_codes.emplace(#op);
+#define MT_BINARY_OP(op, CODE, value) \
+  if (find_op_info(#op) != nullptr) binary_codes.emplace(#op);
+#include "shaders/op_codes.h"
+  for (const auto& kernel : vulkan::vulkan_kernels()) {
+    if (kernel.plan == vulkan::plan_unary) unary_planned.emplace(kernel.op);
+    if (kernel.plan == vulkan::plan_binary) binary_planned.emplace(kernel.op);
+  }
+  check_same("shaders/op_codes.h (MT_UNARY_OP)", unary_codes, "vulkan's kKernels (plan_unary)", unary_planned);
+  check_same("shaders/op_codes.h (MT_BINARY_OP)", binary_codes, "vulkan's kKernels (plan_binary)", binary_planned);
+  CHECK(unary_codes.size() >= 20);
+  CHECK(binary_codes.size() == 8);
 }
 #endif
 
