@@ -12,14 +12,9 @@ layout(std430, binding = 1) readonly buffer A { SVEC4 a[]; };
 layout(std430, binding = 2) readonly buffer B { SVEC4 b[]; };
 layout(std430, binding = 3) writeonly buffer Y { SVEC4 y[]; };
 
-#define ADD 0
-#define SUB 1
-#define MUL 2
-#define DIV 3
-#define POW 4
-#define MAX 5
-#define MIN 6
-#define PRELU 7
+// The codes OP takes (op_codes.h, shared with the planner).
+#define MT_BINARY_OP(op, CODE, value) const int CODE = value;
+#include "op_codes.h"
 
 const int VY = 3, VA = VY + VIEW_WORDS, VB = VA + VIEW_WORDS;
 

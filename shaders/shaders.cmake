@@ -3,7 +3,7 @@
 # SPIR-V words are embedded in one generated .cpp (see kernels/vulkan/runtime/shader_binaries.h).
 function(mt_embed_shaders out_var)
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.comp)
-  file(GLOB headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.glsl)
+  file(GLOB headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.glsl ${CMAKE_SOURCE_DIR}/shaders/*.h)
   set(dir ${CMAKE_BINARY_DIR}/generated/shaders)
   file(MAKE_DIRECTORY ${dir})
   set(spirv_files)

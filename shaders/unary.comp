@@ -1,6 +1,6 @@
 #version 450
 // Element-wise activations, one invocation per texel; padding lanes stay zero.
-// spec 3: OP (kernels/vulkan/ops/ops_elementwise.cpp). params: texels, texel stride of the packed axis,
+// spec 3: OP, a code of op_codes.h. params: texels, texel stride of the packed axis,
 // blocks of the packed axis, its length, alpha, beta.
 #include "common.glsl"
 #include "math.glsl"
@@ -10,27 +10,9 @@ layout(constant_id = 3) const int OP = 0;
 layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
 
-#define RELU 0
-#define CLAMP 1
-#define SIGMOID 2
-#define TANH 3
-#define HARDSWISH 4
-#define HARDSIGMOID 5
-#define SILU 6
-#define GELU 7
-#define GELU_TANH 8
-#define LEAKY_RELU 9
-#define ELU 10
-#define EXP 11
-#define LOG 12
-#define SQRT 13
-#define NEG 14
-#define ABS 15
-#define RECIPROCAL 16
-#define FLOOR 17
-#define CEIL 18
-#define ERF 19
-#define SOFTPLUS 20
+// The codes OP takes (op_codes.h, shared with the planner).
+#define MT_UNARY_OP(op, CODE, value) const int CODE = value;
+#include "op_codes.h"
 
 void main() {
   int t = global_index();

@@ -1,5 +1,7 @@
 #include "lib/ops/flops.h"
 
+#include "lib/ops/op_table.h"
+
 namespace mt {
 namespace {
 
@@ -11,9 +13,11 @@ double product(const Shape& shape, size_t begin, size_t end) {
 
 const Shape& shape_of(const Graph& graph, const std::string& tensor) { return graph.tensor(tensor).shape; }
 
+}  // namespace
+
 // conv2d: every output element of every output channel sums (C / group) * kH * kW products.
 // The weight [M, C/group, kH, kW] holds exactly that many values per output channel.
-double conv_flops(const Graph& graph, const Node& node) {
+double conv2d_flops(const Graph& graph, const Node& node) {
   const Shape& out = shape_of(graph, node.outputs.at(0));  // [N, M, oH, oW]
   const Shape& weight = shape_of(graph, node.inputs.at(1));
   return 2.0 * product(out, 0, out.size()) * product(weight, 1, weight.size());
@@ -21,7 +25,7 @@ double conv_flops(const Graph& graph, const Node& node) {
 
 // conv_transpose2d scatters every input element into (M / group) * kH * kW outputs; the weight
 // [C, M/group, kH, kW] has that many values per input channel.
-double conv_transpose_flops(const Graph& graph, const Node& node) {
+double conv_transpose2d_flops(const Graph& graph, const Node& node) {
   const Shape& in = shape_of(graph, node.inputs.at(0));  // [N, C, H, W]
   const Shape& weight = shape_of(graph, node.inputs.at(1));
   return 2.0 * product(in, 0, in.size()) * product(weight, 1, weight.size());
@@ -44,14 +48,10 @@ double matmul_flops(const Graph& graph, const Node& node) {
   return 2.0 * product(out, 0, out.size()) * k;
 }
 
-}  // namespace
-
 std::optional<double> node_flops(const Graph& graph, const Node& node) {
-  if (node.op == "conv2d") return conv_flops(graph, node);
-  if (node.op == "conv_transpose2d") return conv_transpose_flops(graph, node);
-  if (node.op == "linear") return linear_flops(graph, node);
-  if (node.op == "matmul") return matmul_flops(graph, node);
-  return std::nullopt;
+  const OpInfo* info = find_op_info(node.op);
+  if (info == nullptr || info->flops == nullptr) return std::nullopt;
+  return info->flops(graph, node);
 }
 
 }  // namespace mt

@@ -1,5 +1,6 @@
-// Floating-point operation counts of the compute-heavy ops (conv2d, conv_transpose2d, linear,
-// matmul), so profiles can report GFLOP/s. One multiply-add counts as two operations.
+// Floating-point operation counts of the compute-heavy ops, so profiles can report GFLOP/s. One
+// multiply-add counts as two operations. The op table (op_table.inc, flops column) says which op
+// counts with which function.
 #pragma once
 
 #include <cstdint>
@@ -13,5 +14,11 @@ namespace mt {
 // valid). Bias additions and fused clamps are not counted: they are a rounding error next to
 // the multiply-adds. nullopt for ops without a count (elementwise, shape, pooling, ...).
 std::optional<double> node_flops(const Graph& graph, const Node& node);
+
+// The counts the op table names, one per op kind.
+double conv2d_flops(const Graph& graph, const Node& node);
+double conv_transpose2d_flops(const Graph& graph, const Node& node);
+double linear_flops(const Graph& graph, const Node& node);
+double matmul_flops(const Graph& graph, const Node& node);
 
 }  // namespace mt

@@ -5,29 +5,50 @@
 #include <map>
 #include <memory>
 
+#include "lib/ops/op_table.h"
+
 namespace mt {
 namespace {
 
 using SchemaMap = std::map<std::string, std::unique_ptr<OpSchema>, std::less<>>;
 
+// The table's clamp column and the schema's act_min/act_max attributes say the same thing twice;
+// fuse_activation reads the first and writes the second, so they must agree.
+void check_clamp_attributes(const OpSchema& schema, const OpInfo& info) {
+  const bool has_clamp = schema.find_attr("act_min") != nullptr && schema.find_attr("act_max") != nullptr;
+  if (has_clamp != info.clamp)
+    throw Error(ExitCode::failure, fmt::format("internal: op '{}': the op table's clamp column says {}, the schema {}",
+                                               schema.name, info.clamp, has_clamp));
+}
+
+// Each family's register function must add exactly the table lines of that family.
+void check_family(const OpSchema& schema, OpFamily family) {
+  const OpInfo* info = find_op_info(schema.name);
+  if (info == nullptr || info->family != family)
+    throw Error(ExitCode::failure, fmt::format("internal: op '{}' registered by register_{}_ops is not a line of that "
+                                               "family in lib/ops/op_table.inc",
+                                               schema.name, family_name(family)));
+  check_clamp_attributes(schema, *info);
+}
+
 SchemaMap build_registry() {
-  OpRegistry registry;
-  register_activation_ops(registry);
-  register_binary_ops(registry);
-  register_reduce_ops(registry);
-  register_norm_ops(registry);
-  register_linear_ops(registry);
-  register_conv_ops(registry);
-  register_pool_ops(registry);
-  register_resize_ops(registry);
-  register_shape_ops(registry);
-  register_quant_ops(registry);
   SchemaMap schemas;
-  for (auto& schema : registry.added) {
-    auto name = schema.name;
-    if (!schemas.emplace(name, std::make_unique<OpSchema>(std::move(schema))).second)
-      throw Error(ExitCode::failure, "internal: op registered twice: " + name);
-  }
+  auto add_family = [&](OpFamily family, void (*register_ops)(OpRegistry&)) {
+    OpRegistry registry;
+    register_ops(registry);
+    for (auto& schema : registry.added) {
+      check_family(schema, family);
+      auto name = schema.name;
+      if (!schemas.emplace(name, std::make_unique<OpSchema>(std::move(schema))).second)
+        throw Error(ExitCode::failure, "internal: op registered twice: " + name);
+    }
+  };
+  // One call per family of the op table (registry.h declares the functions).
+#define MT_OP_FAMILY(family) add_family(OpFamily::family, register_##family##_ops);
+#include "lib/ops/op_table.inc"
+  for (const OpInfo& info : op_table())
+    if (schemas.find(info.name) == schemas.end())
+      throw Error(ExitCode::failure, fmt::format("internal: op '{}' is in lib/ops/op_table.inc but has no schema", info.name));
   return schemas;
 }
 

@@ -1,6 +1,7 @@
-// The op registry: the single source of truth for every op mt knows. For each op it holds the
-// inputs, the attributes (types and defaults) and the shape inference. The importer, the
-// passes, the model reader, the runtime, the backends and mt-opnames all read it.
+// The op registry: the schema of every op in the op table (lib/ops/op_table.inc, which lists the
+// ops). For each op it holds the inputs, the attributes (types and defaults) and the shape
+// inference. The importer, the passes, the model reader, the runtime, the backends and mt-opnames
+// all read it.
 #pragma once
 
 #include <optional>
@@ -96,7 +97,8 @@ const std::vector<double>& attr_floats(const Node& node, std::string_view name);
 // then infers its outputs. Throws Error naming the node.
 std::vector<TensorType> infer_node(const Node& node, std::span<const TensorInfo* const> inputs);
 
-// Registration: each lib/ops/ops_<family>.cpp defines one of these; registry.cpp calls them.
+// Registration: each lib/ops/ops_<family>.cpp defines one of these, one per MT_OP_FAMILY of the op
+// table; registry.cpp calls them and checks each schema against its family's table lines.
 class OpRegistry {
  public:
   void add(OpSchema schema) { added.push_back(std::move(schema)); }

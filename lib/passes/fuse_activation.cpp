@@ -1,9 +1,11 @@
-// fuse_activation: relu and clamp after conv2d, conv_transpose2d, linear or add become the
-// producer's act_min/act_max, the bounds the cpu kernels apply as they write each result; after
-// another relu or clamp they merge with it into one clamp.
+// fuse_activation: relu and clamp after an op that carries a fused clamp (the op table's clamp
+// column: conv2d, conv_transpose2d, linear, add) become the producer's act_min/act_max, the bounds
+// the kernels apply as they write each result; after another relu or clamp they merge with it into
+// one clamp.
 #include <algorithm>
 #include <limits>
 
+#include "lib/ops/op_table.h"
 #include "lib/ops/registry.h"
 #include "lib/passes/graph_edit.h"
 #include "lib/passes/passes.h"
@@ -21,7 +23,8 @@ std::optional<std::pair<double, double>> clamp_bounds(const Node& node) {
 }
 
 bool has_act_attributes(const Node& node) {
-  return node.op == "conv2d" || node.op == "conv_transpose2d" || node.op == "linear" || node.op == "add";
+  const OpInfo* info = find_op_info(node.op);
+  return info != nullptr && info->clamp;
 }
 
 bool can_carry_activation(const Graph& graph, const Node& node) {

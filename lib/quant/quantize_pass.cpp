@@ -5,6 +5,7 @@
 
 #include "lib/core/error.h"
 #include "lib/ops/int8_limits.h"
+#include "lib/ops/op_table.h"
 #include "lib/ops/registry.h"
 #include "lib/passes/graph_edit.h"
 #include "lib/quant/quant_params.h"
@@ -12,16 +13,13 @@
 namespace mt::quant {
 
 bool has_int8_compute(std::string_view op) {
-  static const std::set<std::string, std::less<>> ops = {
-      "conv2d", "linear", "add", "mul", "max_pool2d", "avg_pool2d", "global_avg_pool", "concat", "sigmoid", "hardswish",
-      "hardsigmoid"};
-  return ops.count(op) > 0;
+  const OpInfo* info = find_op_info(op);
+  return info != nullptr && info->quant == QuantRole::int8_compute;
 }
 
 bool is_int8_data_movement(std::string_view op) {
-  static const std::set<std::string, std::less<>> ops = {"reshape",  "flatten",   "squeeze", "unsqueeze",
-                                                         "identity", "transpose", "split",   "slice"};
-  return ops.count(op) > 0;
+  const OpInfo* info = find_op_info(op);
+  return info != nullptr && info->quant == QuantRole::int8_data_movement;
 }
 
 namespace {

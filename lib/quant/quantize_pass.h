@@ -44,7 +44,7 @@ QuantizeResult quantize_graph(const Graph& graph, const std::map<std::string, Ra
 bool keeps_fp32(const QuantizeOptions& options, const Node& node);
 
 // True when the op has an int8 kernel in the quantized scheme (compute ops), or moves int8 data
-// unchanged (shape ops, which keep their input's parameters).
+// unchanged (shape ops, which keep their input's parameters): the op table's quant column.
 bool has_int8_compute(std::string_view op);
 bool is_int8_data_movement(std::string_view op);
 

@@ -1,5 +1,6 @@
 // One line per op: the op name, its check and its planner (ops.h). The op harness and
-// mt-opnames --check read this table through check_node.
+// mt-opnames --check read this table through check_node; the op table's cpu and cpu_int8 columns
+// (lib/ops/op_table.inc) must name the same ops (tests/unit/ops/test_op_table.cpp).
 #include "kernels/cpu/plan/kernel_table.h"
 
 #include <algorithm>
@@ -135,5 +136,6 @@ const CpuKernel* find_cpu_kernel(const Graph& graph, const Node& node) {
 }
 
 std::span<const CpuKernel> cpu_kernels() { return kKernels; }
+std::span<const CpuKernel> cpu_int8_kernels() { return kInt8Kernels; }
 
 }  // namespace mt::cpu

@@ -29,5 +29,6 @@ bool is_int8_node(const Graph& graph, const Node& node);
 // The entry that runs `node`: the int8 one (ops_int8.h) for an int8 node, else the float one.
 const CpuKernel* find_cpu_kernel(const Graph& graph, const Node& node);
 std::span<const CpuKernel> cpu_kernels();
+std::span<const CpuKernel> cpu_int8_kernels();
 
 }  // namespace mt::cpu

@@ -11,18 +11,14 @@
 namespace mt::vulkan {
 namespace {
 
-// Operation codes of shaders/unary.comp.
+// Operation codes of shaders/unary.comp and binary.comp, from the list the shaders read too.
+#define MT_UNARY_OP(op, CODE, value) {#op, value},
 const std::map<std::string_view, uint32_t> kUnaryOps = {
-    {"relu", 0},       {"clamp", 1},        {"sigmoid", 2}, {"tanh", 3},   {"hardswish", 4}, {"hardsigmoid", 5},
-    {"silu", 6},       {"gelu", 7},         {"leaky_relu", 9}, {"elu", 10}, {"exp", 11},     {"log", 12},
-    {"sqrt", 13},      {"neg", 14},         {"abs", 15},    {"reciprocal", 16}, {"floor", 17}, {"ceil", 18},
-    {"erf", 19},       {"softplus", 20},
+#include "shaders/op_codes.h"
 };
-constexpr uint32_t kGeluTanh = 8;
-
-// Operation codes of shaders/binary.comp.
+#define MT_BINARY_OP(op, CODE, value) {#op, value},
 const std::map<std::string_view, uint32_t> kBinaryOps = {
-    {"add", 0}, {"sub", 1}, {"mul", 2}, {"div", 3}, {"pow", 4}, {"max", 5}, {"min", 6}, {"prelu", 7},
+#include "shaders/op_codes.h"
 };
 
 }  // namespace
@@ -46,7 +42,7 @@ void plan_unary(NodeContext& ctx) {
     alpha = attr_float(node, "alpha");
     if (node.op == "hardsigmoid") beta = attr_float(node, "beta");
   } else if (node.op == "gelu" && attr_string(node, "approximate") == "tanh") {
-    op = kGeluTanh;
+    op = kUnaryOps.at("gelu_tanh");
   }
   const Tensor& x = ctx.input(0);
   const Tensor y = ctx.output(0);

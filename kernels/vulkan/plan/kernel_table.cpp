@@ -1,5 +1,6 @@
 // One line per op: the op name, its check and its planner (ops.h). mt-opnames --check vulkan and
-// the op harness read this table through check_node.
+// the op harness read this table through check_node; the op table's vulkan column
+// (lib/ops/op_table.inc) must name the same ops (tests/unit/ops/test_op_table.cpp).
 #include "kernels/vulkan/plan/kernel_table.h"
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 #include <map>
 #include <string>
+#include <vector>
 
 #include "lib/core/error.h"
 #include "lib/ops/eval/reference.h"
@@ -62,15 +63,31 @@ void KernelTable::add_int8(std::string_view op, Kernel kernel) {
   it->second = dispatch_by_dtype;
 }
 
+namespace {
+
+const KernelMap& kernel_map() {
+  static const KernelMap kernels = build_table();
+  return kernels;
+}
+
+}  // namespace
+
 bool has_int8_kernel(std::string_view op) {
-  find_kernel(op);  // builds the table
+  kernel_map();  // builds the table
   return int8_kernels().count(op) > 0;
 }
 
 Kernel find_kernel(std::string_view op) {
-  static const KernelMap kernels = build_table();
+  const KernelMap& kernels = kernel_map();
   auto it = kernels.find(op);
   return it == kernels.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> kernel_ops(bool int8) {
+  kernel_map();  // builds the table
+  std::vector<std::string> ops;
+  for (const auto& [op, kernel] : int8 ? int8_kernels() : kernel_map()) ops.push_back(op);
+  return ops;
 }
 
 }  // namespace mt::reference

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "lib/ir/graph.h"
 
@@ -35,6 +37,9 @@ using Kernel = void (*)(const Node& node, std::span<const ConstView> inputs, std
 Kernel find_kernel(std::string_view op);
 // True when the op has an int8 kernel (lib/ops/eval/quantized*.cpp).
 bool has_int8_kernel(std::string_view op);
+// The ops with a kernel (int8: with an int8 variant), sorted: what the op table's reference and
+// reference_int8 columns must say (tests/unit/ops/test_op_table.cpp).
+std::vector<std::string> kernel_ops(bool int8);
 
 // Registration: each lib/ops/eval/<family>.cpp defines one of these; kernel_table.cpp
 // calls them all.
