@@ -378,18 +378,18 @@ class Session:
         self.mt_ops = {}  # model -> operations of one inference (mt-bench --profile), for GOPS
         for model in self.args.models:
             d = self.models_dir / model
-            for runner, int8 in (("torch-lite", False), ("torch-lite-int8", True)):
-                if runner not in self.args.runners or (int8 and model not in QUANTIZABLE):
+            for runner, lite_int8 in (("torch-lite", False), ("torch-lite-int8", True)):
+                if runner not in self.args.runners or (lite_int8 and model not in QUANTIZABLE):
                     continue
-                out = self.work / "lite" / f"{model}{'.int8' if int8 else ''}.ptl"
+                out = self.work / "lite" / f"{model}{'.int8' if lite_int8 else ''}.ptl"
                 out.parent.mkdir(parents=True, exist_ok=True)
                 stamp = d / "stamp"
                 if not out.exists() or out.stat().st_mtime < stamp.stat().st_mtime:
-                    log(f"{model}: optimize_for_mobile{' + qnnpack int8' if int8 else ''} -> {out.name}")
+                    log(f"{model}: optimize_for_mobile{' + qnnpack int8' if lite_int8 else ''} -> {out.name}")
                     try:
                         run_json(self.self_worker("--worker", "prepare-lite", "--model", model, "--input",
                                                   str(d / "input.npy"), "--output", str(out), "--threads", "2",
-                                                  *(["--int8"] if int8 else [])), self.args.timeout)
+                                                  *(["--int8"] if lite_int8 else [])), self.args.timeout)
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
                         self.failures[(model, runner)] = f"preparation failed: {e}"
                         continue
@@ -670,11 +670,11 @@ def main() -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     session.export_models()
 
-    tools = find_mt_tools(args.mt_bin) if "mt" in args.runners else {}
+    tools = find_mt_tools(args.mt_bin) if any(r in ("mt",) + MT_INT8_RUNNERS for r in args.runners) else {}
     pipeline_note = " | ".join(os.path.basename(step[0]) + (" --backend cpu" if "mt-prepack" in step[0] else "")
                                for step in mt_pipeline(tools)) if tools else "not run"
     ort_script = None
-    if "onnxruntime" in args.runners:
+    if any(r in ("onnxruntime", "onnxruntime-int8") for r in args.runners):
         ort_script, reason = install_onnxruntime(args.work)
         if ort_script is None:
             session.notes["onnxruntime"] = reason

@@ -17,6 +17,14 @@ built with the onnx helper API and covers one pattern of lib/import/fold_qdq.cpp
   qlinear_conv        QLinearConv (uint8 x, int8 per-channel weights, int32 bias)
   qlinear_matmul      QLinearMatMul (uint8 a, int8 b)
   qdq_conv_zero_point weights with a nonzero zero point: imported as an exact float32 conv
+  conv_integer        ConvInteger as quantize_dynamic writes it (Cast, Mul by the scales, Add the bias), uint8
+                      x from a QuantizeLinear, uint8 weights with a nonzero zero point: float32 on exact integers
+  conv_integer_int8   ConvInteger with int8 x and int8 weights, zero points 0 and -3
+  matmul_integer      MatMulInteger, int8 a (zero point -5), int8 b with a zero point per column, a 3-D a
+  matmul_integer_uint8 MatMulInteger, uint8 a and uint8 b with per-tensor zero points
+  dynamic_matmul      quantize_dynamic's MatMul: DynamicQuantizeLinear, MatMulInteger, Cast, Mul by x_scale * w_scale
+  dynamic_conv        quantize_dynamic's Conv: DynamicQuantizeLinear, ConvInteger, Cast, Mul by the scales, Add bias
+(the integer ops run float32 on exact integers: no op count, None, and a tolerance of 1e-5 instead of a scale)
 """
 import os
 import sys
@@ -179,8 +187,71 @@ def qdq_conv_zero_point(rng):
     return b.model([("x", [1, 3, 6, 6])], "y"), 0.04, (0, 1)
 
 
+def integer_op(b, op, x, xs, xz, w, ws, wz, scale_shape, **attrs):
+    """x quantized at (xs, xz), op(x, w, xz, wz), then Cast and Mul by xs * ws as quantize_dynamic writes them."""
+    y = b.node(op, [b.q(x, xs, xz), b.const(w, "w"), b.const(xz, "zp"), b.const(wz, "zp")], **attrs)
+    y = b.node("Cast", [y], to=TensorProto.FLOAT)
+    return b.node("Mul", [y, b.const((np.float32(xs) * np.asarray(ws, np.float32)).reshape(scale_shape), "s")])
+
+
+def conv_integer(rng):
+    b = Builder()
+    w = rng.integers(0, 256, (6, 3, 3, 3), dtype=np.uint8)
+    y = integer_op(b, "ConvInteger", "x", 0.02, np.uint8(110), w, 0.004, np.uint8(131), [1, 1, 1, 1],
+                   pads=[1, 1, 1, 1], strides=[2, 1])
+    b.node("Add", [y, b.const(rng.uniform(-1, 1, (1, 6, 1, 1)).astype(np.float32), "bias")])
+    return b.model([("x", [1, 3, 9, 8])], "y"), 1e-5, (0, 0)
+
+
+def conv_integer_int8(rng):
+    b = Builder()
+    integer_op(b, "ConvInteger", "x", 0.03, np.int8(0), weights(rng, (5, 4, 1, 3)), 0.005, np.int8(-3), [],
+               dilations=[1, 2], group=1)
+    return b.model([("x", [1, 4, 6, 7])], "y"), 1e-5, (0, 0)
+
+
+def matmul_integer(rng):
+    b = Builder()
+    ws = rng.uniform(0.002, 0.006, 5).astype(np.float32)
+    integer_op(b, "MatMulInteger", "x", 0.02, np.int8(-5), weights(rng, (16, 5)), ws,
+               rng.integers(-4, 5, 5, dtype=np.int8), [5])
+    return b.model([("x", [2, 3, 16])], "y"), 1e-5, (0, 0)
+
+
+def matmul_integer_uint8(rng):
+    b = Builder()
+    integer_op(b, "MatMulInteger", "x", 0.025, np.uint8(128), rng.integers(0, 256, (12, 7), dtype=np.uint8), 0.003,
+               np.uint8(120), [])
+    return b.model([("x", [4, 12])], "y"), 1e-5, (0, 0)
+
+
+def dynamic_integer_op(b, op, x, w, ws, wz, **attrs):
+    """DynamicQuantizeLinear(x), op(x_q, w, x_zero, wz), Cast, Mul by x_scale * ws: quantize_dynamic's output."""
+    b.count += 1
+    xq, x_scale, x_zero = (f"{n}{b.count}" for n in ("xq", "x_scale", "x_zero"))
+    b.nodes.append(helper.make_node("DynamicQuantizeLinear", [x], [xq, x_scale, x_zero], name=f"dql{b.count}"))
+    y = b.node("Cast", [b.node(op, [xq, b.const(w, "w"), x_zero, b.const(wz, "zp")], **attrs)], to=TensorProto.FLOAT)
+    return b.node("Mul", [y, b.node("Mul", [x_scale, b.const(np.float32(ws), "s")])])
+
+
+def dynamic_matmul(rng):
+    b = Builder()
+    y = dynamic_integer_op(b, "MatMulInteger", "x", weights(rng, (16, 5)), 0.004, np.int8(0))
+    b.node("Add", [y, b.const(rng.uniform(-1, 1, 5).astype(np.float32), "bias")])
+    return b.model([("x", [2, 3, 16])], "y"), 1e-5, None
+
+
+def dynamic_conv(rng):
+    b = Builder()
+    w = rng.integers(0, 256, (6, 3, 3, 3), dtype=np.uint8)
+    y = dynamic_integer_op(b, "ConvInteger", "x", w, 0.004, np.uint8(128), pads=[1, 1, 1, 1])
+    b.node("Add", [y, b.const(rng.uniform(-1, 1, (1, 6, 1, 1)).astype(np.float32), "bias")])
+    return b.model([("x", [1, 3, 9, 8])], "y"), 1e-5, None
+
+
 MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_gemm_transposed, qdq_matmul, qdq_add, qdq_pools, qlinear_conv,
-          qlinear_matmul, qdq_conv_zero_point]
+          qlinear_matmul, qdq_conv_zero_point, conv_integer, conv_integer_int8, matmul_integer, matmul_integer_uint8,
+          dynamic_matmul, dynamic_conv]
 
 
 def write_all(out):
@@ -203,5 +274,5 @@ def write_all(out):
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    for name, scale, (int8_ops, float_ops) in write_all(sys.argv[1]):
-        print(name, scale, int8_ops, float_ops)
+    for name, scale, counts in write_all(sys.argv[1]):
+        print(name, scale, *(counts or ("-", "-")))

@@ -183,19 +183,6 @@ void dequantize_linear(ImportContext& ctx, const OnnxNode& node, const std::stri
   dequantize(ctx, node, 0, 1, 2, node.attr_int("axis", 1), node.output(0));
 }
 
-// Runs the translator of ONNX op `op_type` on a node like `node` whose inputs are `inputs` (ONNX
-// or mt names) and whose output is `output`, attributes copied: QLinearConv reuses Conv's rule.
-void translate_as(ImportContext& ctx, const OnnxNode& node, const std::string& op_type,
-                  const std::vector<std::string>& inputs, const std::string& output) {
-  onnx::NodeProto proto;
-  proto.set_op_type(op_type);
-  for (const auto& input : inputs) proto.add_input(input);
-  proto.add_output(output);
-  *proto.mutable_attribute() = node.proto().attribute();
-  const TranslatorEntry* entry = find_translator(op_type);
-  entry->translate(ctx, OnnxNode(proto, node.name(), node.opset()), entry->mt_op);
-}
-
 // QLinearConv(x, x_scale, x_zero, w, w_scale, w_zero, y_scale, y_zero, B): B is int32 with scale
 // x_scale * w_scale and zero point 0.
 void qlinear_conv(ImportContext& ctx, const OnnxNode& node, const std::string&) {

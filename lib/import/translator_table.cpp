@@ -20,6 +20,7 @@ EntryMap build_table() {
   add_resize_translators(table);
   add_folding_translators(table);
   add_quant_translators(table);
+  add_integer_translators(table);
   g_building = nullptr;
   return entries;
 }
@@ -60,6 +61,17 @@ const TensorInfo& input_of_rank(ImportContext& ctx, const OnnxNode& node, size_t
     node.unsupported("{} '{}' has shape {}; mt supports only rank {} here", what, node.input(i), shape_str(info.shape),
                      rank);
   return info;
+}
+
+void translate_as(ImportContext& ctx, const OnnxNode& node, const std::string& op_type,
+                  const std::vector<std::string>& inputs, const std::string& output) {
+  onnx::NodeProto proto;
+  proto.set_op_type(op_type);
+  for (const auto& input : inputs) proto.add_input(input);
+  proto.add_output(output);
+  *proto.mutable_attribute() = node.proto().attribute();
+  const TranslatorEntry* entry = find_translator(op_type);
+  entry->translate(ctx, OnnxNode(proto, node.name(), node.opset()), entry->mt_op);
 }
 
 int64_t node_axis(const OnnxNode& node, int64_t axis, size_t rank) {

@@ -36,12 +36,17 @@ void add_shape_translators(TranslatorTable& table);
 void add_resize_translators(TranslatorTable& table);
 void add_folding_translators(TranslatorTable& table);
 void add_quant_translators(TranslatorTable& table);
+void add_integer_translators(TranslatorTable& table);
 
 // Helpers shared by the rules.
 // Fails (unsupported) when any output after the first is consumed: mt has no equivalent.
 void require_only_first_output(ImportContext& ctx, const OnnxNode& node, std::string_view what);
 // The node's input i, present and of rank `rank`.
 const TensorInfo& input_of_rank(ImportContext& ctx, const OnnxNode& node, size_t i, size_t rank, std::string_view what);
+// Runs the rule of ONNX op `op_type` on a node like `node` whose inputs are `inputs` (ONNX or mt
+// names) and whose output is `output`, attributes copied: QLinearConv and ConvInteger reuse Conv's.
+void translate_as(ImportContext& ctx, const OnnxNode& node, const std::string& op_type,
+                  const std::vector<std::string>& inputs, const std::string& output);
 // An axis normalised against `rank` (invalid_input naming the node when out of range).
 int64_t node_axis(const OnnxNode& node, int64_t axis, size_t rank);
 

@@ -2,8 +2,8 @@
 same file. Needs the mt tools on PATH.
 
   qdq_import.py small DIR      the models of scripts/make_qdq_test_models.py: within 1 step of the output scale
-                               of onnxruntime-node, on reference and cpu, with as many int8 and float32 ops
-                               as the script says (mt-convert -v reports them)
+                               (the tolerance the script lists) of onnxruntime-node, on reference and cpu, with
+                               as many int8 and float32 ops as the script says (mt-convert -v reports them)
   qdq_import.py models DIR...  QDQ exports (export_models.py --set qdq): every quantized op int8, cosine(mt, ORT)
                                >= cosine(ORT, PyTorch qnnpack) - MARGIN on reference, cpu, and cpu after
                                mt-fuse and mt-prepack; mt-opnames --check cpu lists nothing
@@ -70,7 +70,7 @@ def small(directory):
             model_mt = pathlib.Path(work) / f"{name}.mt"
             log = run(["mt-convert", "-v", str(onnx_file), "-o", str(model_mt)]).stderr
             counts = re.search(r"QDQ: (\d+) ops run in int8 .*, (\d+) stay float32", log)
-            if not counts or (int(counts[1]), int(counts[2])) != expected_counts:
+            if expected_counts is not None and (not counts or (int(counts[1]), int(counts[2])) != expected_counts):
                 failures.append(f"{name}: expected {expected_counts[0]} int8 and {expected_counts[1]} float32 ops, "
                                 f"mt-convert -v says: {counts[0] if counts else log.strip()}")
             for device in devices():

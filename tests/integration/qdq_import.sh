@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# mt-convert's import of pre-quantized ONNX (QuantizeLinear/DequantizeLinear pairs, QLinearConv, QLinearMatMul),
+# mt-convert's import of pre-quantized ONNX (QuantizeLinear/DequantizeLinear pairs, QLinearConv, QLinearMatMul,
+# ConvInteger, MatMulInteger),
 # checked against onnxruntime-node running the same file (tests/integration/qdq_import.py):
 #  - the small models of scripts/make_qdq_test_models.py (conv, depthwise conv, Gemm, MatMul, Add, pooling,
-#    Concat, QLinear*, a float32 fallback) within 1 step of the output scale, on reference and cpu;
+#    Concat, QLinear*, a float32 fallback) within 1 step of the output scale, and those with ConvInteger and
+#    MatMulInteger (float32 on exact integers) within 1e-5, on reference and cpu;
 #  - the QDQ exports of torchvision's quantized mobilenet_v2, mobilenet_v3_large and resnet18
 #    (export_models.py --set qdq, exported into $MT_TEST_MODELS on first use, about a minute): output cosine
 #    with ORT at least ORT's cosine with PyTorch's own int8 execution, on reference, cpu, and cpu after
