@@ -10,7 +10,7 @@
 #include <string>
 
 #include "kernels/cpu/plan/kernel_table.h"
-#include "kernels/reference/reference.h"
+#include "lib/ops/eval/reference.h"
 #include "lib/ops/op_table.h"
 #include "lib/ops/registry.h"
 #ifdef MT_HAVE_VULKAN_BACKEND
