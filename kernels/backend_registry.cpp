@@ -2,9 +2,12 @@
 // kernels/CMakeLists.txt defines MT_HAVE_<NAME>_BACKEND when its library is part of the build.
 #include "lib/runtime/backend_registry.h"
 
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "kernels/reference/reference_backend.h"
+#include "lib/core/error.h"
 #ifdef MT_HAVE_CPU_BACKEND
 #include "kernels/cpu/cpu_backend.h"
 #endif
@@ -42,6 +45,12 @@ std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for (const auto& backend : backends()) names.emplace_back(backend->name());
   return names;
+}
+
+const Backend& require_backend(std::string_view name) {
+  const Backend* backend = find_backend(name);
+  if (backend == nullptr) unsupported("device '{}' is not built into this mt (built: {})", name, fmt::join(backend_names(), ", "));
+  return *backend;
 }
 
 }  // namespace mt

@@ -11,6 +11,7 @@
 #include "lib/bench/baseline.h"
 #include "lib/bench/benchmark.h"
 #include "lib/bench/report.h"
+#include "lib/cli/device_flags.h"
 #include "lib/cli/tool.h"
 #include "lib/core/error.h"
 #include "lib/core/file_io.h"
@@ -20,11 +21,11 @@ namespace {
 
 struct Options {
   mt::bench::BenchOptions bench;
-  std::string device = "cpu";
+  mt::cli::DeviceFlags run_on;
   std::string format = "text";
   std::string baseline;
   double max_regression = 10;
-  bool gpu_given = false, precision_given = false;
+  bool profile = false;
 };
 
 // "\r[measure 12/20]" on a terminal, overwritten in place and cleared at the end.
@@ -45,14 +46,11 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-int run(const Options& o, bool show_progress) {
-  const mt::Backend* backend = mt::find_backend(o.device);
-  if (backend == nullptr)
-    mt::unsupported("device '{}' is not built into this mt (built: {})", o.device, fmt::join(mt::backend_names(), ", "));
-  if ((o.gpu_given || o.precision_given) && o.device != "vulkan")
-    mt::fail(mt::ExitCode::usage, "{} applies to --device vulkan only", o.gpu_given ? "--gpu" : "--precision");
-  if (o.bench.threads != 1 && o.device == "reference")
-    spdlog::warn("--threads {}: the reference backend runs on one thread", o.bench.threads);
+int run(Options& o, bool show_progress) {
+  const mt::Backend& backend = mt::require_backend(o.run_on.device);
+  o.run_on.check();
+  o.bench.plan = o.run_on.plan_options(mt::PlanOptions::from_environment());
+  o.bench.plan.profile = o.profile;
   // Read the baseline first: a bad path should not cost a whole benchmark.
   const std::optional<nlohmann::json> baseline =
       o.baseline.empty() ? std::nullopt : std::optional(mt::bench::read_baseline(o.baseline));
@@ -62,9 +60,9 @@ int run(const Options& o, bool show_progress) {
     ProgressLine line;
     mt::bench::ProgressFn progress;
     if (show_progress) progress = [&line](const mt::bench::Progress& p) { line(p); };
-    result = mt::bench::run_benchmark(*backend, o.bench, progress);
+    result = mt::bench::run_benchmark(backend, o.bench, progress);
   }
-  result.gpu_name = backend->describe(o.bench.gpu_index);
+  result.gpu_name = backend.describe(o.run_on.gpu);
 
   std::optional<mt::bench::BaselineCheck> check;
   if (baseline) {
@@ -98,20 +96,7 @@ int main(int argc, char** argv) {
   Options o;
   auto& app = tool.app();
   app.add_option("model", o.bench.model_path, "Model file (.mt); default or '-': stdin")->option_text("MODEL");
-  app.add_option("-d,--device", o.device, "Backend to run on")
-      ->check(CLI::IsMember({"reference", "cpu", "vulkan"}))
-      ->capture_default_str();
-  app.add_option("-t,--threads", o.bench.threads, "Threads of the cpu backend")->check(CLI::Range(1, 256))->capture_default_str();
-  app.add_option("--gpu", o.bench.gpu_index, "Vulkan device to run on (see mt-run --list-devices)")
-      ->option_text("N")
-      ->check(CLI::NonNegativeNumber)
-      ->each([&](const std::string&) { o.gpu_given = true; })
-      ->capture_default_str();
-  app.add_option("--precision", o.bench.precision,
-                 "Storage and arithmetic of the vulkan backend (fp16: accumulations stay fp32); default: the "
-                 "precision a vulkan-prepacked model was packed in, else fp32")
-      ->check(CLI::IsMember({"fp32", "fp16"}))
-      ->each([&](const std::string&) { o.precision_given = true; });
+  o.run_on.add_to(app, "mt-run --list-devices");
   app.add_option("-w,--warmup", o.bench.warmup, "Unmeasured runs after the first inference")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
@@ -125,7 +110,7 @@ int main(int argc, char** argv) {
   app.add_option("--cooldown", o.bench.cooldown_seconds, "Sleep S seconds before every run after the first (thermally limited devices)")
       ->option_text("S")
       ->check(CLI::Range(0.0, 3600.0));
-  app.add_flag("-p,--profile", o.bench.profile, "Time every node (vulkan: GPU timestamp queries); adds per-node and per-op-type tables");
+  app.add_flag("-p,--profile", o.profile, "Time every node (vulkan: GPU timestamp queries); adds per-node and per-op-type tables");
   app.add_option("-f,--format", o.format, "Report format")->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
   app.add_option("-i,--input", o.bench.inputs.specs,
                  "Input from a .npy file or an image (repeat per input); inputs not given are seeded random")

@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
     options.report = report->count() > 0;
     // Never write a model the cpu backend refuses (mt-quantize(1), BACKENDS).
     options.target = mt::find_backend("cpu");
+    options.target_options = mt::PlanOptions::from_environment();
 
     mt::Graph graph = tool.load_model(model_path);
     const auto samples = mt::quant::load_samples(graph, calibration, images, max_samples);

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "lib/cli/device_flags.h"
 #include "lib/cli/image_flags.h"
 #include "lib/cli/tool.h"
 #include "lib/core/error.h"
@@ -13,18 +14,13 @@
 #include "lib/runtime/inputs.h"
 #include "lib/runtime/report.h"
 #include "lib/runtime/run_once.h"
+#include "lib/runtime/run_report.h"
 
 namespace {
 
-using nlohmann::json;
-
 struct Options {
-  std::string device = "cpu";
+  mt::cli::DeviceFlags run_on;
   std::string model;
-  int threads = 1;
-  int gpu = 0;                    // vulkan
-  std::string precision;  // vulkan; empty: mt::default_precision(model)
-  bool gpu_given = false, precision_given = false;
   std::vector<std::string> inputs, outputs, compares;
   mt::cli::ImageFlags image;
   std::string output_dir, labels;
@@ -44,12 +40,6 @@ mt::InputOptions input_options(const Options& o) {
   return in;
 }
 
-json summary_json(const std::string& name, const mt::HostArray& array) {
-  const auto s = mt::summarize(mt::to_doubles(array.dtype, array.data.data(), static_cast<size_t>(array.numel())));
-  return {{"name", name}, {"dtype", mt::dtype_name(array.dtype)}, {"shape", array.shape}, {"min", s.min},
-          {"max", s.max}, {"mean", s.mean}, {"nan_count", s.nan_count}};
-}
-
 int run(const mt::cli::Tool& tool, const Options& o) {
   if (o.list_devices) {
     for (const auto& name : mt::backend_names()) {
@@ -58,18 +48,16 @@ int run(const mt::cli::Tool& tool, const Options& o) {
     }
     return 0;
   }
-  const mt::Backend* backend = mt::find_backend(o.device);
-  if (backend == nullptr)
-    mt::unsupported("device '{}' is not built into this mt (built: {})", o.device, fmt::join(mt::backend_names(), ", "));
-  if (o.threads != 1 && o.device == "reference") spdlog::warn("--threads {}: the reference backend runs on one thread", o.threads);
-  if ((o.gpu_given || o.precision_given) && o.device != "vulkan")
-    mt::fail(mt::ExitCode::usage, "{} applies to --device vulkan only", o.gpu_given ? "--gpu" : "--precision");
+  const mt::Backend& backend = mt::require_backend(o.run_on.device);
+  o.run_on.check();
+  // Before the model is read, so that a bad MT_CPU_* value costs no (possibly slow) read either.
+  mt::PlanOptions plan_options = o.run_on.plan_options(mt::PlanOptions::from_environment());
   if (!o.labels.empty() && o.topk == 0) mt::fail(mt::ExitCode::usage, "--labels needs --topk K");
   const mt::InputOptions in = input_options(o);  // flag errors before the (possibly slow) model read
 
   const mt::Graph graph = tool.load_model(o.model);
   const std::string model_name = o.model.empty() || o.model == "-" ? "<stdin>" : o.model;
-  mt::require_model_backend(graph, o.device, model_name);
+  mt::require_model_backend(graph, o.run_on.device, model_name);
   std::vector<mt::OutputSpec> output_specs, compare_specs;
   for (const auto& spec : o.outputs) {
     output_specs.push_back(mt::parse_output_spec(graph, spec, "--output"));
@@ -82,13 +70,10 @@ int run(const mt::cli::Tool& tool, const Options& o) {
   const std::vector<std::string> labels = o.labels.empty() ? std::vector<std::string>{} : mt::read_labels(o.labels);
 
   const std::vector<mt::HostArray> inputs = mt::load_inputs(graph, in);
-  mt::PlanOptions plan_options;
-  plan_options.threads = o.threads;
-  plan_options.gpu_index = o.gpu;
-  plan_options.precision = o.precision.empty() ? mt::default_precision(graph) : o.precision;
-  const mt::RunResult result = mt::run_once(*backend, graph, plan_options, inputs);
+  if (plan_options.precision.empty()) plan_options.precision = mt::default_precision(graph);
+  const mt::RunResult result = mt::run_once(backend, graph, plan_options, inputs);
   spdlog::info("{}: planned in {:.2f} ms, ran in {:.2f} ms; arena {} bytes (unshared {}), weights {} bytes, packed {}",
-               o.device, result.plan_seconds * 1e3, result.run_seconds * 1e3, result.memory.arena_bytes,
+               o.run_on.device, result.plan_seconds * 1e3, result.run_seconds * 1e3, result.memory.arena_bytes,
                result.memory.intermediate_bytes, result.memory.weight_bytes, result.memory.packed_weight_bytes);
 
   // Files.
@@ -110,67 +95,14 @@ int run(const mt::cli::Tool& tool, const Options& o) {
   }
 
   // Report.
-  json report = {{"model", model_name}, {"device", o.device}, {"threads", o.threads},
-                 {"plan_ms", result.plan_seconds * 1e3}, {"run_ms", result.run_seconds * 1e3},
-                 {"memory", {{"arena_bytes", result.memory.arena_bytes},
-                             {"intermediate_bytes", result.memory.intermediate_bytes},
-                             {"weight_bytes", result.memory.weight_bytes},
-                             {"packed_weight_bytes", result.memory.packed_weight_bytes}}},
-                 {"outputs", json::array()}};
-  if (labels.size() > 0)
-    for (size_t i = 0; i < graph.outputs.size(); ++i) {
-      const auto& shape = result.outputs[i].shape;
-      if (!shape.empty() && static_cast<size_t>(shape.back()) != labels.size())
-        spdlog::warn("{} has {} labels but output '{}' has {} classes", o.labels, labels.size(), graph.outputs[i], shape.back());
-    }
-  for (size_t i = 0; i < graph.outputs.size(); ++i) {
-    const mt::HostArray& out = result.outputs[i];
-    json entry = summary_json(graph.outputs[i], out);
-    if (!written[i].empty()) entry["file"] = written[i];
-    if (!o.json)
-      fmt::print("{} {} {}: {}\n", graph.outputs[i], mt::dtype_name(out.dtype), mt::shape_str(out.shape),
-                 mt::summary_str(mt::summarize(mt::to_doubles(out.dtype, out.data.data(), static_cast<size_t>(out.numel())))));
-    if (o.topk > 0) {
-      entry["topk"] = json::array();
-      const auto rows = mt::top_k(out, o.topk);
-      for (size_t row = 0; row < rows.size(); ++row) {
-        json row_json = json::array();
-        if (!o.json) fmt::print("  top {}{}:\n", rows[row].size(), rows.size() > 1 ? fmt::format(" of row {}", row) : "");
-        for (size_t rank = 0; rank < rows[row].size(); ++rank) {
-          const auto& e = rows[row][rank];
-          const std::string label = e.index < labels.size() ? labels[e.index] : "";
-          row_json.push_back({{"index", e.index}, {"value", e.value}, {"label", label}});
-          if (!o.json) fmt::print("  {:>3}. {:>6} {:>12.6g}  {}\n", rank + 1, e.index, e.value, label);
-        }
-        entry["topk"].push_back(std::move(row_json));
-      }
-    }
-    report["outputs"].push_back(std::move(entry));
-  }
-
-  bool passed = true;
-  if (!compare_specs.empty()) {
-    mt::CheckOptions check{.atol = o.atol, .rtol = o.rtol, .atol_range = o.atol_range, .min_cosine = o.min_cosine};
-    report["compare"] = json::array();
-    for (size_t c = 0; c < compare_specs.size(); ++c) {
-      const auto& spec = compare_specs[c];
-      const std::string& name = graph.outputs[spec.index];
-      const mt::CheckResult r = mt::check_output(name, result.outputs[spec.index], references[c], spec.path, check);
-      passed = passed && r.passed;
-      const auto& cmp = r.comparison;
-      report["compare"].push_back({{"output", name}, {"reference", spec.path}, {"max_abs_error", cmp.max_abs_error},
-                                   {"max_rel_error", cmp.max_rel_error}, {"cosine", cmp.cosine},
-                                   {"reference_range", cmp.expected_range()}, {"atol", r.atol}, {"rtol", o.rtol},
-                                   {"mismatches", cmp.mismatches}, {"passed", r.passed}, {"failure", r.failure}});
-      if (!o.json)
-        fmt::print("compare {} with {}: max abs error {:.3g}, max rel error {:.3g}, cosine {:.8f} (range {:.4g}, atol {:.3g}, rtol {:.3g}): {}\n",
-                   name, spec.path, cmp.max_abs_error, cmp.max_rel_error, cmp.cosine, cmp.expected_range(), r.atol,
-                   o.rtol, r.passed ? "ok" : "FAILED: " + r.failure);
-    }
-    report["passed"] = passed;
-  }
-  if (o.json) fmt::print("{}\n", report.dump(2));
-  if (!passed) {
+  const mt::RunReport report = mt::run_report(
+      graph, result,
+      {.model_name = model_name, .device = o.run_on.device, .threads = o.run_on.threads, .written = std::move(written),
+       .topk = o.topk, .labels = labels, .labels_path = o.labels, .compares = std::move(compare_specs),
+       .references = std::move(references),
+       .check = {.atol = o.atol, .rtol = o.rtol, .atol_range = o.atol_range, .min_cosine = o.min_cosine}});
+  fmt::print("{}", o.json ? report.json.dump(2) + "\n" : report.text);
+  if (!report.passed) {
     spdlog::error("outputs differ from the reference beyond the tolerances");
     return static_cast<int>(mt::ExitCode::check_failed);
   }
@@ -184,20 +116,7 @@ int main(int argc, char** argv) {
   Options o;
   auto& app = tool.app();
   app.add_option("model", o.model, "Model file (.mt); default or '-': stdin")->option_text("MODEL");
-  app.add_option("-d,--device", o.device, "Backend to run on")
-      ->check(CLI::IsMember({"reference", "cpu", "vulkan"}))
-      ->capture_default_str();
-  app.add_option("-t,--threads", o.threads, "Threads of the cpu backend")->check(CLI::Range(1, 256))->capture_default_str();
-  app.add_option("--gpu", o.gpu, "Vulkan device to run on (see --list-devices)")
-      ->option_text("N")
-      ->check(CLI::NonNegativeNumber)
-      ->each([&](const std::string&) { o.gpu_given = true; })
-      ->capture_default_str();
-  app.add_option("--precision", o.precision,
-                 "Storage and arithmetic of the vulkan backend (fp16: accumulations stay fp32); default: the "
-                 "precision a vulkan-prepacked model was packed in, else fp32")
-      ->check(CLI::IsMember({"fp32", "fp16"}))
-      ->each([&](const std::string&) { o.precision_given = true; });
+  o.run_on.add_to(app, "--list-devices");
   app.add_option("-i,--input", o.inputs, "Input from a .npy file or an image (repeat per input; FILE alone for a single-input model)")
       ->option_text("NAME=FILE")
       ->allow_extra_args(false);

@@ -56,9 +56,9 @@ BaselineCheck check_baseline(const json& baseline, const std::string& path, cons
   note_difference(notes, baseline, {"setup", "device"}, "device", current.backend);
   if (current.backend == "vulkan") {
     note_difference(notes, baseline, {"setup", "gpu_name"}, "GPU", current.gpu_name);
-    note_difference(notes, baseline, {"setup", "precision"}, "precision", current.options.precision);
+    note_difference(notes, baseline, {"setup", "precision"}, "precision", current.options.plan.precision);
   }
-  note_difference(notes, baseline, {"setup", "threads"}, "threads", current.options.threads);
+  note_difference(notes, baseline, {"setup", "threads"}, "threads", current.options.plan.threads);
   note_difference(notes, baseline, {"system", "cpu_model"}, "cpu", current.system.cpu_model);
   return check;
 }

@@ -68,12 +68,9 @@ BenchResult run_benchmark(const Backend& backend, const BenchOptions& options, c
   const std::vector<HostArray> inputs = load_inputs(graph, input_options);
   result.model.inputs = describe_inputs(graph, input_options);
 
-  PlanOptions plan_options;
-  plan_options.threads = options.threads;
-  plan_options.gpu_index = options.gpu_index;
-  plan_options.precision = options.precision.empty() ? default_precision(graph) : options.precision;
-  result.options.precision = plan_options.precision;  // what the report shows: the precision planned in
-  plan_options.profile = options.profile;
+  PlanOptions plan_options = options.plan;
+  if (plan_options.precision.empty()) plan_options.precision = default_precision(graph);
+  result.options.plan.precision = plan_options.precision;  // what the report shows: the precision planned in
   const auto plan_start = Clock::now();
   const std::unique_ptr<ExecutionPlan> plan = backend.plan(graph, plan_options);
   result.plan_seconds = seconds_since(plan_start);
@@ -109,10 +106,10 @@ BenchResult run_benchmark(const Backend& backend, const BenchOptions& options, c
     const double seconds = seconds_since(start);
     samples.push_back(seconds);
     measured += seconds;
-    if (options.profile) node_timings.push_back(plan->last_profile());
+    if (options.plan.profile) node_timings.push_back(plan->last_profile());
   }
   result.latency = summarize_latency(std::move(samples));
-  if (options.profile) {
+  if (options.plan.profile) {
     const bool any = std::any_of(node_timings.begin(), node_timings.end(), [](const auto& run) { return !run.empty(); });
     if (!any) unsupported("--profile: backend '{}' returned no per-node timings", result.backend);
     result.profile = aggregate_profile(graph, node_timings);

@@ -23,14 +23,13 @@ inline constexpr int kMaxIterations = 1'000'000;
 
 struct BenchOptions {
   std::string model_path;  // "-" or "": standard input
-  int threads = 1;
-  int gpu_index = 0;              // vulkan: which device (PlanOptions::gpu_index)
-  std::string precision;  // vulkan: "fp32" or "fp16" (PlanOptions::precision); empty: default_precision(model)
+  // How the model is planned (threads, GPU, kernel paths; profile: aggregate per-node timings).
+  // An empty precision is the model's, default_precision(model); the result holds the one planned in.
+  PlanOptions plan = {.precision = ""};
   int warmup = 2;                // runs after the first inference that are not measured
   int iterations = 20;           // measured runs, when min_time_seconds is 0
   double min_time_seconds = 0;   // > 0: measure until the runs add up to this (at least one run)
   double cooldown_seconds = 0;   // sleep before every run after the first inference
-  bool profile = false;          // plan with PlanOptions::profile and aggregate per-node timings
   InputOptions inputs;           // specs; inputs not given are seeded random (inputs.seed)
 };
 

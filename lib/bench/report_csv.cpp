@@ -34,7 +34,7 @@ std::string report_csv(const BenchResult& r, const std::optional<BaselineCheck>&
                                      "first_inference_ms", "runs", "min_ms", "median_ms", "mean_ms", "p90_ms", "p99_ms",
                                      "max_ms", "stddev_ms", "peak_rss_bytes", "arena_bytes", "intermediate_bytes",
                                      "weight_bytes", "packed_weight_bytes"};
-  std::vector<std::string> row = {r.model.path, r.model.sha256, r.backend, std::to_string(r.options.threads),
+  std::vector<std::string> row = {r.model.path, r.model.sha256, r.backend, std::to_string(r.options.plan.threads),
                                   r.system.cpu_model, r.system.date, ms(r.load_seconds), ms(r.plan_seconds),
                                   ms(r.first_run_seconds), std::to_string(s.count), ms(s.min), ms(s.median), ms(s.mean),
                                   ms(s.p90), ms(s.p99), ms(s.max), ms(s.stddev), std::to_string(r.peak.max_rss_bytes),

@@ -44,10 +44,10 @@ json report_json(const BenchResult& r, const std::optional<BaselineCheck>& basel
                 {"build", version_details()}}},
       {"model", {{"path", r.model.path}, {"sha256", r.model.sha256}, {"file_bytes", r.model.file_bytes},
                  {"nodes", r.model.nodes}, {"tensors", r.model.tensors}, {"inputs", std::move(inputs)}}},
-      {"setup", {{"device", r.backend}, {"threads", o.threads}, {"warmup", r.warmup_runs},
+      {"setup", {{"device", r.backend}, {"threads", o.plan.threads}, {"warmup", r.warmup_runs},
                  {"iterations", o.min_time_seconds > 0 ? json(nullptr) : json(o.iterations)},
                  {"min_time_s", o.min_time_seconds > 0 ? json(o.min_time_seconds) : json(nullptr)},
-                 {"cooldown_s", o.cooldown_seconds}, {"profile", o.profile}}},
+                 {"cooldown_s", o.cooldown_seconds}, {"profile", o.plan.profile}}},
       {"system", {{"cpu_model", r.system.cpu_model}, {"cores", r.system.cores}, {"os", r.system.os},
                   {"kernel", r.system.kernel}, {"date", r.system.date}}},
       {"timing", {{"load_ms", r.load_seconds * 1e3}, {"plan_ms", r.plan_seconds * 1e3},
@@ -58,9 +58,9 @@ json report_json(const BenchResult& r, const std::optional<BaselineCheck>& basel
                   {"weight_bytes", r.memory.weight_bytes}, {"packed_weight_bytes", r.memory.packed_weight_bytes}}},
   };
   if (r.backend == "vulkan") {
-    report["setup"]["gpu"] = o.gpu_index;
+    report["setup"]["gpu"] = o.plan.gpu_index;
     report["setup"]["gpu_name"] = r.gpu_name;
-    report["setup"]["precision"] = o.precision;
+    report["setup"]["precision"] = o.plan.precision;
   }
   if (r.profile) report["profile"] = profile_json(*r.profile);
   if (baseline)

@@ -52,11 +52,11 @@ std::string report_text(const BenchResult& r, const std::optional<BaselineCheck>
   for (const InputSource& in : r.model.inputs)
     field("input", fmt::format("{} {} {}: {}", in.name, in.dtype, shape_str(in.shape), in.source));
   if (r.backend == "vulkan")
-    field("device", fmt::format("vulkan, GPU {}: {}, {}{}", o.gpu_index, r.gpu_name, o.precision,
-                                o.profile ? ", profiling every node (GPU timestamps)" : ""));
+    field("device", fmt::format("vulkan, GPU {}: {}, {}{}", o.plan.gpu_index, r.gpu_name, o.plan.precision,
+                                o.plan.profile ? ", profiling every node (GPU timestamps)" : ""));
   else
-    field("device", fmt::format("{}, {} thread{}{}", r.backend, o.threads, o.threads == 1 ? "" : "s",
-                                o.profile ? ", profiling every node" : ""));
+    field("device", fmt::format("{}, {} thread{}{}", r.backend, o.plan.threads, o.plan.threads == 1 ? "" : "s",
+                                o.plan.profile ? ", profiling every node" : ""));
   field("machine", fmt::format("{}, {} cores; {}; {}", r.system.cpu_model, r.system.cores, r.system.os, r.system.kernel));
   field("date", r.system.date);
   field("tool", version_details());

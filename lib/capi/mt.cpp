@@ -207,16 +207,18 @@ mt_status mt_session_create(const mt_model* model, const mt_options* options, mt
     if (o.gpu_index < 0) usage("gpu_index {} is negative", o.gpu_index);
     const std::string precision = o.precision == nullptr ? mt::default_precision(model->data->graph) : o.precision;
     if (precision != "fp32" && precision != "fp16") usage("precision '{}' is neither fp32 nor fp16", precision);
-    const mt::Backend* backend = mt::find_backend(device);
-    if (backend == nullptr)
-      mt::unsupported("device '{}' is not built into this mt (built: {})", device, fmt::join(mt::backend_names(), ", "));
+    const mt::Backend& backend = mt::require_backend(device);
     mt::require_model_backend(model->data->graph, device, "the model");
     // An absent device is unsupported here, not a usage error as mt-run's --gpu N is.
-    backend->describe(o.gpu_index);
-    mt::PlanOptions plan_options{.threads = o.threads, .gpu_index = o.gpu_index, .precision = precision};
+    backend.describe(o.gpu_index);
+    // The kernel paths as mt-run's (MT_CPU_* in the environment, mt(3)).
+    mt::PlanOptions plan_options = mt::PlanOptions::from_environment();
+    plan_options.threads = o.threads;
+    plan_options.gpu_index = o.gpu_index;
+    plan_options.precision = precision;
     auto created = std::make_unique<mt_session>();
     created->model = model->data;
-    created->plan = backend->plan(model->data->graph, plan_options);
+    created->plan = backend.plan(model->data->graph, plan_options);
     created->input_bound.assign(model->data->inputs.size(), false);
     created->output_bound.assign(model->data->outputs.size(), false);
     *session = created.release();

@@ -39,9 +39,9 @@ std::vector<UnsupportedNode> refused_int8_nodes(const Backend& target, const Gra
 
 // Plans `graph` on `target` as a run would, so that what XNNPACK refuses only when creating its
 // operators is found before the model is written.
-void require_plans(const Backend& target, const Graph& graph) {
+void require_plans(const Backend& target, const PlanOptions& options, const Graph& graph) {
   try {
-    target.plan(graph, PlanOptions{});
+    target.plan(graph, options);
   } catch (const Error& error) {
     unsupported("backend '{}' cannot plan the quantized model: {}", target.name(), error.what());
   }
@@ -99,7 +99,7 @@ ModelResult quantize_model(const Graph& fp32, const std::vector<Sample>& samples
     result.quantized = quantize_and_correct();
     result.report = compare_quantized(fp32, result.quantized, samples);
   }
-  if (options.target) require_plans(*options.target, result.quantized.graph);
+  if (options.target) require_plans(*options.target, options.target_options, result.quantized.graph);
   return result;
 }
 

@@ -20,6 +20,9 @@ struct ModelOptions {
   // The backend the result must run on (mt-quantize: cpu): int8 nodes it refuses stay float32,
   // and the result is planned on it; a node it still refuses fails with Error(unsupported).
   const Backend* target = nullptr;
+  // How the result is planned on target: its kernel paths decide what XNNPACK is asked to accept
+  // (mt-quantize: PlanOptions::from_environment(), as mt-run plans it).
+  PlanOptions target_options;
 };
 
 struct ModelResult {

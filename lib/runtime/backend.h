@@ -11,16 +11,10 @@
 #include <vector>
 
 #include "lib/ir/graph.h"
+#include "lib/runtime/plan_options.h"
 #include "lib/runtime/prepack.h"
 
 namespace mt {
-
-struct PlanOptions {
-  int threads = 1;                   // cpu: pthreadpool size (1 = run on the calling thread)
-  int gpu_index = 0;                 // vulkan: which physical device
-  std::string precision = "fp32";    // vulkan: "fp32" or "fp16"
-  bool profile = false;              // collect per-node timings on every run
-};
 
 struct MemoryStats {
   size_t arena_bytes = 0;          // planned memory for intermediate tensors (shared by liveness)

@@ -17,4 +17,8 @@ const Backend* find_backend(std::string_view name);
 // Names of every backend built in, "reference" first.
 std::vector<std::string> backend_names();
 
+// The backend called `name`; Error(unsupported) naming the backends built in if it is not one:
+// "device 'vulkan' is not built into this mt (built: reference, cpu)".
+const Backend& require_backend(std::string_view name);
+
 }  // namespace mt

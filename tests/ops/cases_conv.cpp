@@ -77,7 +77,7 @@ void add_conv_cases(CaseTable& t) {
       // packed GEMM's gathered rows, with kernel rows partly in the padding.
       {.name = "gathered 5x5 dilations 2,1 asymmetric pads 6->40 batch 2", .n = 2, .c = 6, .h = 12, .w = 11, .m = 40, .kh = 5, .kw = 5, .pads = {3, 1, 2, 4}, .dilations = {2, 1}},
       {.name = "gathered 4x4 strides 2,3 8->17 fused relu", .n = 1, .c = 8, .h = 13, .w = 16, .m = 17, .kh = 4, .kw = 4, .strides = {2, 3}, .pads = {1, 2, 1, 0}, .clamp = std::pair{0.0, 3.4028234663852886e+38}},
-      // Weights over 256 KB: XNNPACK's convolution (MT_CPU_AVX512_GEMM=0 or no AVX-512, else the
+      // Weights over 256 KB: XNNPACK's convolution (PlanOptions::packed_gemm off or no AVX-512, else the
       // indirect GEMM) slices the output channels into several operators (conv.cpp,
       // gemm_slices.h), here 96 + 24 and 256 + 44.
       {.name = "sliced output channels 3x3 s2 64->120 batch 2 fused relu", .n = 2, .c = 64, .h = 9, .w = 9, .m = 120, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .clamp = std::pair{0.0, 3.4028234663852886e+38}},

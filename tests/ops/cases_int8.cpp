@@ -1,7 +1,7 @@
 // int8 cases of the quantized scheme (lib/quant): per-tensor asymmetric activations, weights
 // int8 symmetric per output channel, int32 bias. The reference int8 kernels are the oracle; the
 // cpu backend runs its AVX512-VNNI kernels (int8_vnni.h) or XNNPACK's qs8 / qc8 operators (both
-// paths: tests/ops/CMakeLists.txt runs conv2d and linear again with MT_CPU_INT8_VNNI=0), whose
+// paths: the option matrix, tests/ops/option_matrix.cpp, runs conv2d and linear with both), whose
 // requantization (fp32 multiplier, round
 // half to even) is the reference's but may land one step away where a product falls on a
 // rounding boundary: integer tolerance 1 (one int8 step). Output scales are chosen so that most

@@ -28,7 +28,7 @@ std::set<std::string> selected_ops();
 
 // Plans and runs the graph on `backend`; the outputs in graph.outputs order.
 std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, int threads);
-// The same with every plan option (vulkan's precision).
+// The same with every plan option (threads, the cpu kernel paths, vulkan's precision).
 std::vector<HostArray> run_case(const Backend& backend, const CaseGraph& built, const PlanOptions& options);
 
 // True when MT_REQUIRE_VULKAN=1 (scripts/test.sh, CI): a missing Vulkan device fails the tests

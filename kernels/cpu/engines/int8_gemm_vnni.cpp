@@ -20,15 +20,14 @@ constexpr size_t kRows = 8;      // rows per micro-kernel call
 constexpr size_t kMaxTaps = 64;       // kernel taps of int8_conv (7x7 and smaller)
 constexpr size_t kMaxGathered = 512;  // bytes of a gathered row (taps x channels under 16 channels)
 
-bool int8_vnni_enabled() {
+bool int8_vnni_supported() {
 #if defined(__x86_64__)
   static const bool supported = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
                                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+  return supported;
 #else
-  constexpr bool supported = false;
+  return false;
 #endif
-  // Read even where unsupported, so that a bad value is an error on every machine.
-  return env_switch("MT_CPU_INT8_VNNI", true) && supported;
 }
 
 namespace {

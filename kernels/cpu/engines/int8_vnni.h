@@ -20,9 +20,9 @@
 
 namespace mt::cpu {
 
-// Whether these kernels run here: the CPU has AVX512-VNNI, -BW, -VL and -VBMI, and
-// MT_CPU_INT8_VNNI is unset or "1" ("0" turns them off; anything else is Error(usage)).
-bool int8_vnni_enabled();
+// Whether these kernels can run here: the CPU has AVX512-VNNI, -BW, -VL and -VBMI. Plans use them
+// where this holds and PlanOptions::int8_vnni permits it.
+bool int8_vnni_supported();
 
 // What every output channel shares: the output zero point and the clamp in int8 values.
 struct Int8Output {

@@ -24,14 +24,13 @@ constexpr size_t kRows = 8;           // rows per micro-kernel call
 constexpr size_t kMaxTaps = 64;       // kernel taps of packed_conv (7x7 and smaller; 4 KB of row pointers)
 constexpr size_t kMaxGathered = 512;  // floats of a gathered row (taps x channels under 16 channels)
 
-bool packed_gemm_enabled() {
+bool packed_gemm_supported() {
 #if defined(__x86_64__)
   static const bool supported = __builtin_cpu_supports("avx512f");
+  return supported;
 #else
-  constexpr bool supported = false;
+  return false;
 #endif
-  // Read even where unsupported, so that a bad value is an error on every machine.
-  return env_switch("MT_CPU_AVX512_GEMM", true) && supported;
 }
 
 size_t packed_gemm_bytes(size_t k, size_t n) {

@@ -15,9 +15,9 @@
 
 namespace mt::cpu {
 
-// Whether the packed GEMM runs here: the CPU has AVX-512F and MT_CPU_AVX512_GEMM is unset or "1"
-// ("0" turns it off; anything else is Error(usage)). Read once per plan.
-bool packed_gemm_enabled();
+// Whether the packed GEMM can run here: the CPU has AVX-512F. Plans use it where this holds and
+// PlanOptions::packed_gemm permits it.
+bool packed_gemm_supported();
 
 // Weights packed for packed_gemm: `panels` holds ceil(n / 32) panels of [k][32] floats (columns
 // past n are zero), `bias` ceil(n / 32) * 32 floats (zeros without a bias). Memory owned by the plan.

@@ -353,8 +353,6 @@ void plan_variant(NodeContext& c) {
 
 }  // namespace
 
-bool winograd_enabled() { return env_switch("MT_CPU_WINOGRAD", true); }
-
 // Measured at 1 thread on ResNet18's 3x3 convs (AVX-512 EPYC, against XNNPACK's direct conv at
 // ~190 GFLOP/s, 1.2-1.3 ms each): F(4x4, 3x3) makes 56x56 (196 tiles, 64 channels) 1.8-1.9x faster
 // and 28x28 (49 tiles, 128 channels) 2.2x, but 14x14 (16 tiles, 256 channels) only 1.25x: 16-row

@@ -14,9 +14,6 @@ struct WinogradShape {
   size_t out_h, out_w, in_channels, out_channels;
 };
 
-// MT_CPU_WINOGRAD: unset or "1" true, "0" false, anything else Error(usage). Read once per plan.
-bool winograd_enabled();
-
 // The output tile of the Winograd variant that beats the direct path for a conv of this shape:
 // 4 for F(4x4, 3x3), 2 for F(2x2, 3x3), 0 for neither (measured crossover, see winograd_conv.cpp).
 size_t winograd_tile(const WinogradShape& shape);

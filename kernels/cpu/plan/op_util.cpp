@@ -50,15 +50,6 @@ std::vector<int> attr_int_list(const Node& node, std::string_view name) {
 
 namespace mt::cpu {
 
-bool env_switch(const char* name, bool fallback) {
-  const char* value = std::getenv(name);
-  if (value == nullptr) return fallback;
-  const std::string_view v(value);
-  if (v == "1") return true;
-  if (v == "0") return false;
-  fail(ExitCode::usage, "{} must be 0 or 1, got '{}'", name, v);
-}
-
 bool cpu_has_avx2_fma() {
 #if defined(__x86_64__)
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");

@@ -31,8 +31,4 @@ int axis_of(const Node& node, int64_t axis, size_t rank);
 
 inline size_t count_of(const Value& value) { return static_cast<size_t>(value.count()); }
 
-// A cpu backend switch from the environment (MT_CPU_WINOGRAD, MT_CPU_AVX512_GEMM): unset gives
-// `fallback`, "1" true, "0" false, anything else Error(usage) naming the variable.
-bool env_switch(const char* name, bool fallback);
-
 }  // namespace mt::cpu

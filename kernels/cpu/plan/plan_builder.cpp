@@ -35,8 +35,8 @@ OwnedBlock::OwnedBlock(size_t bytes) {
 void OwnedBlock::Free::operator()(void* p) const { std::free(p); }
 
 PlanBuilder::PlanBuilder(const Graph& graph_, const PlanOptions& options_, pthreadpool_t pool_)
-    : graph(graph_), options(options_), pool(pool_), winograd(winograd_enabled()),
-      packed_gemm(packed_gemm_enabled()), int8_vnni(int8_vnni_enabled()) {
+    : graph(graph_), options(options_), pool(pool_), winograd(options_.winograd),
+      packed_gemm(options_.packed_gemm && packed_gemm_supported()), int8_vnni(options_.int8_vnni && int8_vnni_supported()) {
   for (const auto& name : graph.inputs) {
     const TensorInfo& info = graph.tensor(name);
     const int buffer = new_buffer(BufferKind::graph_input, info.byte_size());

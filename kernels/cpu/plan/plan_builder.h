@@ -74,9 +74,9 @@ class PlanBuilder {
   const Graph& graph;
   const PlanOptions& options;
   pthreadpool_t pool;
-  const bool winograd;     // MT_CPU_WINOGRAD, read once per plan (winograd_conv.h)
-  const bool packed_gemm;  // AVX-512F and MT_CPU_AVX512_GEMM, read once per plan (packed_gemm.h)
-  const bool int8_vnni;    // AVX512-VNNI and MT_CPU_INT8_VNNI, read once per plan (int8_vnni.h)
+  const bool winograd;     // PlanOptions::winograd (winograd_conv.h)
+  const bool packed_gemm;  // PlanOptions::packed_gemm, on a CPU with AVX-512F (packed_gemm.h)
+  const bool int8_vnni;    // PlanOptions::int8_vnni, on a CPU with AVX512-VNNI (int8_vnni.h)
 
   std::vector<Buffer> buffers;
   std::vector<PlannedStep> steps;

@@ -78,7 +78,7 @@ TEST_CASE("run_benchmark with a minimum time runs until the samples add up to it
 
 TEST_CASE("run_benchmark --profile gives one mean per node") {
   Fixture f;
-  const BenchResult r = run_benchmark(*f.backend, {.model_path = f.model.path(), .warmup = 0, .iterations = 4, .profile = true});
+  const BenchResult r = run_benchmark(*f.backend, {.model_path = f.model.path(), .plan = {.profile = true}, .warmup = 0, .iterations = 4});
   REQUIRE(r.profile.has_value());
   CHECK(r.profile->runs == 4);
   REQUIRE(r.profile->nodes.size() == 2);
@@ -104,7 +104,7 @@ TEST_CASE("run_benchmark refuses a model prepacked for another backend") {
 
 TEST_CASE("reports: JSON fields, CSV blocks, text sections") {
   Fixture f;
-  const BenchResult r = run_benchmark(*f.backend, {.model_path = f.model.path(), .warmup = 1, .iterations = 3, .profile = true});
+  const BenchResult r = run_benchmark(*f.backend, {.model_path = f.model.path(), .plan = {.profile = true}, .warmup = 1, .iterations = 3});
   const nlohmann::json j = report_json(r, std::nullopt);
   CHECK(j["schema"] == kReportSchema);
   CHECK(j["tool"]["name"] == "mt-bench");

@@ -5,6 +5,7 @@
 #include <mt/mt.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -191,6 +192,11 @@ TEST_CASE("capi: session errors") {
     options.device = "vulkan";
     options.precision = "fp8";
     check_error(mt_session_create(model, &options, &session), MT_ERROR_USAGE, "precision 'fp8'");
+  }
+  SUBCASE("a cpu kernel path in the environment that is neither 0 nor 1 (mt(3), ENVIRONMENT)") {
+    setenv("MT_CPU_WINOGRAD", "off", 1);
+    check_error(mt_session_create(model, &options, &session), MT_ERROR_USAGE, "MT_CPU_WINOGRAD must be 0 or 1, got 'off'");
+    unsetenv("MT_CPU_WINOGRAD");
   }
   CHECK(session == nullptr);
   mt_model_close(model);

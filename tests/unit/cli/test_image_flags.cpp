@@ -1,12 +1,12 @@
 // --size/--mean/--std/--layout as mt-run and mt-quantize parse them (lib/cli/image_flags).
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "lib/cli/image_flags.h"
 #include "lib/core/error.h"
+#include "tests/unit/cli/cli_test_util.h"
 
 using namespace mt;
 
@@ -17,20 +17,12 @@ ImagePreprocess parse_args(std::vector<std::string> args) {
   CLI::App app;
   cli::ImageFlags flags;
   flags.add_to(app);
-  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
-  app.parse(args);
+  test::parse_in_order(app, std::move(args));
   return flags.parse();
 }
 
 std::string usage_error(std::vector<std::string> args) {
-  try {
-    parse_args(std::move(args));
-  } catch (const Error& e) {
-    CHECK(e.code() == ExitCode::usage);
-    return e.what();
-  }
-  FAIL("expected a usage error");
-  return "";
+  return test::usage_error_of([&] { parse_args(std::move(args)); });
 }
 
 }  // namespace

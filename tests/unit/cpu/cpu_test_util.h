@@ -88,12 +88,11 @@ class GraphBuilder {
   std::map<std::string, Host> feeds;
 };
 
-// Runs `graph` on `backend`, feeding graph inputs from `feeds`; returns the outputs.
+// Runs `graph` on `backend` planned with `options`, feeding graph inputs from `feeds`; returns the
+// outputs.
 inline std::vector<Host> run_graph(const Backend& backend, const Graph& graph, const std::map<std::string, Host>& feeds,
-                                   int threads = 1) {
+                                   const PlanOptions& options) {
   graph.validate();
-  PlanOptions options;
-  options.threads = threads;
   auto plan = backend.plan(graph, options);
   for (size_t i = 0; i < graph.inputs.size(); ++i) plan->bind_input(i, feeds.at(graph.inputs[i]).bytes.data());
   plan->run();
@@ -105,6 +104,12 @@ inline std::vector<Host> run_graph(const Backend& backend, const Graph& graph, c
     results.push_back(std::move(h));
   }
   return results;
+}
+inline std::vector<Host> run_graph(const Backend& backend, const Graph& graph, const std::map<std::string, Host>& feeds,
+                                   int threads = 1) {
+  PlanOptions options;
+  options.threads = threads;
+  return run_graph(backend, graph, feeds, options);
 }
 
 inline const Backend& cpu_backend() {
@@ -137,12 +142,15 @@ inline void check_close(const Host& actual, const Host& expected, double atol, d
   }
 }
 
-// Runs the builder's graph on cpu (1 and 2 threads) and on the reference backend and compares.
-inline void check_against_reference(const GraphBuilder& b, double atol = 1e-5, double rtol = 1e-5) {
+// Runs the builder's graph on cpu (1 and 2 threads, the kernel paths as `options` say) and on the
+// reference backend and compares.
+inline void check_against_reference(const GraphBuilder& b, double atol = 1e-5, double rtol = 1e-5,
+                                    PlanOptions options = {}) {
   const auto expected = run_graph(reference_backend(), b.graph, b.feeds);
   for (int threads : {1, 2}) {
     INFO("threads: ", threads);
-    const auto actual = run_graph(cpu_backend(), b.graph, b.feeds, threads);
+    options.threads = threads;
+    const auto actual = run_graph(cpu_backend(), b.graph, b.feeds, options);
     REQUIRE(actual.size() == expected.size());
     for (size_t i = 0; i < actual.size(); ++i) {
       INFO("output ", b.graph.outputs[i]);

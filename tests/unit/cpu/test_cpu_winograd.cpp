@@ -1,14 +1,11 @@
 // Winograd F(4x4, 3x3) and F(2x2, 3x3) on the cpu backend (kernels/cpu/engines/winograd_conv.cpp): against
 // the reference backend over partial tiles, pads, batches, clamps, missing bias and prepacked
-// (OHWI) weights; which convolutions take which; MT_CPU_WINOGRAD=0 turning it off. Tolerance: 1e-4
+// (OHWI) weights; which convolutions take which; PlanOptions::winograd turning it off. Tolerance: 1e-4
 // absolute + 1e-4 relative on outputs of magnitude up to ~20 (F(4x4, 3x3) loses a few bits to its
 // constants).
-#include <cstdlib>
-
 #include "kernels/cpu/engines/packed_gemm.h"
 #include "kernels/cpu/plan/prepack.h"
 #include "kernels/cpu/engines/winograd_conv.h"
-#include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 
 namespace mt::test {
@@ -32,15 +29,9 @@ GraphBuilder conv3x3(const WinoCase& k) {
 
 // Bytes of weights the plan packed: 36 (F(4x4, 3x3)) or 16 (F(2x2, 3x3)) per 9 original weights
 // when Winograd runs the conv.
-size_t packed_bytes(const GraphBuilder& b) {
-  return cpu_backend().plan(b.graph, PlanOptions{})->memory().packed_weight_bytes;
+size_t packed_bytes(const GraphBuilder& b, const PlanOptions& options = {}) {
+  return cpu_backend().plan(b.graph, options)->memory().packed_weight_bytes;
 }
-
-// Sets MT_CPU_WINOGRAD for the scope of one test.
-struct WinogradEnv {
-  explicit WinogradEnv(const char* value) { setenv("MT_CPU_WINOGRAD", value, 1); }
-  ~WinogradEnv() { unsetenv("MT_CPU_WINOGRAD"); }
-};
 
 }  // namespace
 
@@ -70,7 +61,7 @@ TEST_CASE("cpu winograd: 3x3 stride-1 convs match the reference") {
     // The AVX-512 packed GEMM pads each point's weights to 32-column panels.
     const size_t weights = static_cast<size_t>(k.m * k.c) * sizeof(float);
     const size_t per_point =
-        cpu::packed_gemm_enabled() ? cpu::packed_gemm_bytes(static_cast<size_t>(k.c), static_cast<size_t>(k.m)) : weights;
+        cpu::packed_gemm_supported() ? cpu::packed_gemm_bytes(static_cast<size_t>(k.c), static_cast<size_t>(k.m)) : weights;
     CHECK(packed_bytes(b) < points * per_point + weights);
     check_against_reference(b, 1e-4, 1e-4);
   }
@@ -98,29 +89,13 @@ TEST_CASE("cpu winograd: small, strided, dilated and grouped convs keep the dire
   CHECK(packed_bytes(b) < size_t{10 * 32 * 32} * sizeof(float));
 }
 
-TEST_CASE("cpu winograd: MT_CPU_WINOGRAD=0 turns it off; other values are usage errors") {
+TEST_CASE("cpu winograd: PlanOptions::winograd = false turns it off") {
   const GraphBuilder b = conv3x3({.n = 1, .c = 32, .h = 24, .w = 24, .m = 32, .pads = {1, 1, 1, 1}});
-  {
-    WinogradEnv off("0");
-    CHECK(packed_bytes(b) < size_t{10 * 32 * 32} * sizeof(float));
-    check_against_reference(b, 1e-5, 1e-5);
-  }
-  {
-    WinogradEnv on("1");
-    CHECK(packed_bytes(b) >= size_t{36 * 32 * 32} * sizeof(float));
-  }
-  // Checked by every cpu plan, also one without a 3x3 conv.
-  GraphBuilder relu;
-  relu.output(relu.op("relu", {relu.input("x", random({2, 3}, 1))}));
-  WinogradEnv bad("yes");
-  for (const GraphBuilder* graph : std::vector<const GraphBuilder*>{&b, &relu}) {
-    try {
-      packed_bytes(*graph);
-      FAIL("MT_CPU_WINOGRAD=yes was accepted");
-    } catch (const Error& error) {
-      CHECK(error.code() == ExitCode::usage);
-    }
-  }
+  PlanOptions off;
+  off.winograd = false;
+  CHECK(packed_bytes(b, off) < size_t{10 * 32 * 32} * sizeof(float));
+  check_against_reference(b, 1e-5, 1e-5, off);
+  CHECK(packed_bytes(b) >= size_t{36 * 32 * 32} * sizeof(float));
 }
 
 }  // namespace mt::test

@@ -1,7 +1,7 @@
 // The AVX-512 packed GEMM (kernels/cpu/engines/packed_gemm.h) against a double-precision loop: row counts
 // around its 8-row blocks, column counts around its 32-column panels (masked stores), row strides
 // wider than the matrices (nothing outside them is read or written), bias or none, clamps, one and
-// two threads; MT_CPU_AVX512_GEMM=0 turning it off. Tolerance: 1e-5 of the sum of |a b| terms
+// two threads; PlanOptions::packed_gemm turning it off. Tolerance: 1e-5 of the sum of |a b| terms
 // (fp32 accumulation over k terms). On a CPU without AVX-512F there is nothing to test.
 #include <pthreadpool.h>
 
@@ -19,11 +19,6 @@
 
 namespace mt::test {
 namespace {
-
-struct GemmEnv {  // sets MT_CPU_AVX512_GEMM for one scope
-  explicit GemmEnv(const char* value) { setenv("MT_CPU_AVX512_GEMM", value, 1); }
-  ~GemmEnv() { unsetenv("MT_CPU_AVX512_GEMM"); }
-};
 
 void check_gemm(size_t m, size_t n, size_t k, bool with_bias, float low, float high, pthreadpool_t pool) {
   const size_t lda = k + 3, ldc = n + 5;
@@ -61,7 +56,7 @@ void check_gemm(size_t m, size_t n, size_t k, bool with_bias, float low, float h
 }  // namespace
 
 TEST_CASE("cpu packed gemm: matches a double-precision loop") {
-  if (!cpu::packed_gemm_enabled()) {
+  if (!cpu::packed_gemm_supported()) {
     MESSAGE("skipped: this CPU has no AVX-512F, so the cpu backend uses XNNPACK's GEMMs instead");
     return;
   }
@@ -76,18 +71,20 @@ TEST_CASE("cpu packed gemm: matches a double-precision loop") {
   pthreadpool_destroy(two);
 }
 
-TEST_CASE("cpu packed gemm: MT_CPU_AVX512_GEMM=0 turns it off; other values are usage errors") {
-  {
-    GemmEnv env("0");
-    CHECK_FALSE(cpu::packed_gemm_enabled());
-  }
-  GemmEnv env("yes");
-  try {
-    (void)cpu::packed_gemm_enabled();
-    FAIL("MT_CPU_AVX512_GEMM=yes was accepted");
-  } catch (const Error& e) {
-    CHECK(e.code() == ExitCode::usage);
-  }
+TEST_CASE("cpu packed gemm: PlanOptions::packed_gemm = false plans XNNPACK's convolution instead") {
+  // A 1x1 conv from 32 to 40 channels: the packed GEMM's weights are 2 panels of 32 columns.
+  GraphBuilder b;
+  const auto x = b.input("x", random({1, 32, 6, 5}, 1));
+  b.output(b.op("conv2d", {x, b.constant("w", random({40, 32, 1, 1}, 2)), b.constant("b", random({40}, 3))}));
+  PlanOptions off;
+  off.packed_gemm = false;
+  const auto packed_bytes = [&](const PlanOptions& options) {
+    return cpu_backend().plan(b.graph, options)->memory().packed_weight_bytes;
+  };
+  if (cpu::packed_gemm_supported()) CHECK(packed_bytes(PlanOptions{}) == cpu::packed_gemm_bytes(32, 40));
+  CHECK(packed_bytes(off) != cpu::packed_gemm_bytes(32, 40));
+  check_against_reference(b, 1e-5, 1e-5, off);
+  check_against_reference(b, 1e-5, 1e-5);
 }
 
 }  // namespace mt::test

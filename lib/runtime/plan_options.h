@@ -1,0 +1,36 @@
+// How a backend plans a graph (Backend::plan): where it runs (threads, GPU, precision) and which
+// kernel paths the cpu backend may take. Plain data that backends read and never look past: the
+// environment variables of mt-run(1) ENVIRONMENT only set these fields, through from_environment(),
+// which the tools and the C API call when they build their options.
+//
+// Not here: the vulkan backend's MT_VULKAN_VALIDATION, MT_VULKAN_DISABLE_FP16 and MT_CACHE_DIR,
+// which configure the process-wide Vulkan instance, device list and pipeline cache that every plan
+// (and --list-devices) shares, so they cannot differ between two plans of one process.
+#pragma once
+
+#include <string>
+
+namespace mt {
+
+struct PlanOptions {
+  int threads = 1;                 // cpu: pthreadpool size (1 = run on the calling thread)
+  int gpu_index = 0;               // vulkan: which physical device
+  std::string precision = "fp32";  // vulkan: "fp32" or "fp16"
+  bool profile = false;            // collect per-node timings on every run
+
+  // The cpu backend's kernel paths. Each permits a path of its own, taken per layer where it pays
+  // and where the CPU has the instructions (without them the field has no effect); off keeps
+  // XNNPACK's operators, for A/B measurements and to test the fallback on a CPU that has them.
+  // Outputs differ by rounding only (int8: XNNPACK may differ from the reference by one step).
+  bool winograd = true;     // 3x3 stride-1 convs as Winograd F(4x4, 3x3) or F(2x2, 3x3) (engines/winograd_conv.h)
+  bool packed_gemm = true;  // AVX-512F: convs and Winograd's products on our packed GEMM (engines/packed_gemm.h)
+  bool int8_vnni = true;    // AVX512-VNNI: int8 convs, linear layers and lookup tables of our own (engines/int8_vnni.h)
+
+  // The defaults, with the kernel paths as the environment sets them: MT_CPU_WINOGRAD (winograd),
+  // MT_CPU_AVX512_GEMM (packed_gemm), MT_CPU_INT8_VNNI (int8_vnni), each "1" or "0", unset for the
+  // default. Any other value is Error(usage) naming the variable, on every machine (also one
+  // whose CPU cannot take the path), so that a typo never measures the wrong thing silently.
+  static PlanOptions from_environment();
+};
+
+}  // namespace mt

@@ -1,0 +1,73 @@
+// PlanOptions::from_environment: MT_CPU_WINOGRAD, MT_CPU_AVX512_GEMM and MT_CPU_INT8_VNNI set the
+// cpu kernel-path fields (mt-run(1) ENVIRONMENT); anything but 0 or 1 is a usage error naming the
+// variable.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "lib/core/error.h"
+#include "lib/runtime/plan_options.h"
+
+namespace mt {
+namespace {
+
+// Sets one variable for the scope of a test and restores the unset state.
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  const char* name_;
+};
+
+}  // namespace
+
+TEST_CASE("plan options: every kernel path is on by default, with or without the environment") {
+  for (const char* name : {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI"}) unsetenv(name);
+  for (const PlanOptions& options : {PlanOptions{}, PlanOptions::from_environment()}) {
+    CHECK(options.winograd);
+    CHECK(options.packed_gemm);
+    CHECK(options.int8_vnni);
+    CHECK(options.threads == 1);
+    CHECK(options.gpu_index == 0);
+    CHECK(options.precision == "fp32");
+    CHECK_FALSE(options.profile);
+  }
+}
+
+TEST_CASE("plan options: each variable sets its own field only") {
+  struct Case {
+    const char* name;
+    bool PlanOptions::*field;
+  };
+  for (const Case& c : {Case{"MT_CPU_WINOGRAD", &PlanOptions::winograd}, Case{"MT_CPU_AVX512_GEMM", &PlanOptions::packed_gemm},
+                        Case{"MT_CPU_INT8_VNNI", &PlanOptions::int8_vnni}}) {
+    INFO(c.name);
+    {
+      ScopedEnv off(c.name, "0");
+      const PlanOptions options = PlanOptions::from_environment();
+      CHECK_FALSE(options.*c.field);
+      CHECK(options.winograd + options.packed_gemm + options.int8_vnni == 2);
+    }
+    ScopedEnv on(c.name, "1");
+    const PlanOptions options = PlanOptions::from_environment();
+    CHECK(options.winograd + options.packed_gemm + options.int8_vnni == 3);
+  }
+}
+
+TEST_CASE("plan options: a value other than 0 or 1 is a usage error naming the variable") {
+  for (const char* name : {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI"}) {
+    for (const char* value : {"yes", "", "01", "true"}) {
+      INFO(name, "=", value);
+      ScopedEnv bad(name, value);
+      try {
+        (void)PlanOptions::from_environment();
+        FAIL("accepted");
+      } catch (const Error& error) {
+        CHECK(error.code() == ExitCode::usage);
+        CHECK(std::string(error.what()) == std::string(name) + " must be 0 or 1, got '" + value + "'");
+      }
+    }
+  }
+}
+
+}  // namespace mt
