@@ -26,9 +26,11 @@ struct HostTensor {
   // golden tables can be built during static initialisation.
   template <typename T>
   static HostTensor of(DType dtype, Shape shape, const std::vector<T>& values) {
-    if (sizeof(T) != dtype_size(dtype)) throw std::invalid_argument("HostTensor: element type does not match the dtype");
+    if (sizeof(T) != dtype_size(dtype))
+      throw std::invalid_argument("HostTensor: element type does not match the dtype");
     if (static_cast<int64_t>(values.size()) != numel(shape))
-      throw std::invalid_argument("HostTensor: " + std::to_string(values.size()) + " values for shape " + shape_str(shape));
+      throw std::invalid_argument("HostTensor: " + std::to_string(values.size()) + " values for shape " +
+                                  shape_str(shape));
     HostTensor tensor{dtype, std::move(shape), std::vector<std::byte>(values.size() * sizeof(T))};
     if (!values.empty()) std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
     return tensor;
@@ -36,7 +38,8 @@ struct HostTensor {
 
   template <typename T>
   std::vector<T> values() const {
-    if (sizeof(T) != dtype_size(dtype)) throw std::invalid_argument("HostTensor: element type does not match the dtype");
+    if (sizeof(T) != dtype_size(dtype))
+      throw std::invalid_argument("HostTensor: element type does not match the dtype");
     std::vector<T> result(bytes.size() / sizeof(T));
     if (!result.empty()) std::memcpy(result.data(), bytes.data(), bytes.size());
     return result;
@@ -44,9 +47,15 @@ struct HostTensor {
   std::vector<float> floats() const { return values<float>(); }
 };
 
-inline HostTensor f32(Shape shape, const std::vector<float>& values) { return HostTensor::of(DType::f32, std::move(shape), values); }
-inline HostTensor i64(Shape shape, const std::vector<int64_t>& values) { return HostTensor::of(DType::i64, std::move(shape), values); }
-inline HostTensor i32(Shape shape, const std::vector<int32_t>& values) { return HostTensor::of(DType::i32, std::move(shape), values); }
+inline HostTensor f32(Shape shape, const std::vector<float>& values) {
+  return HostTensor::of(DType::f32, std::move(shape), values);
+}
+inline HostTensor i64(Shape shape, const std::vector<int64_t>& values) {
+  return HostTensor::of(DType::i64, std::move(shape), values);
+}
+inline HostTensor i32(Shape shape, const std::vector<int32_t>& values) {
+  return HostTensor::of(DType::i32, std::move(shape), values);
+}
 
 // `count` deterministic floats uniform in [low, high) from `seed` (std::mt19937).
 inline std::vector<float> random_floats(size_t count, uint32_t seed, float low = -1.0f, float high = 1.0f) {

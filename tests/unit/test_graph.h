@@ -31,7 +31,8 @@ class TestGraph {
   }
 
   // A node `name` of `op` whose output is the tensor `name`; returns it.
-  std::string node(const std::string& name, const std::string& op, std::vector<std::string> inputs, Attributes attrs = {}) {
+  std::string node(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+                   Attributes attrs = {}) {
     Node n{.name = name, .op = op, .inputs = std::move(inputs), .outputs = {name}, .attrs = std::move(attrs)};
     std::vector<const TensorInfo*> infos;
     for (const auto& in : n.inputs) infos.push_back(&graph.tensor(in));

@@ -31,12 +31,12 @@ class Permute {
 
   size_t element_size_ = 4;
   int64_t count_ = 0;
-  std::vector<Dim> outer_;  // loop dims outside the innermost kernel, outermost first
-  Dim inner_{1, {1, 1}};      // destination's innermost dim
-  Dim transposed_{1, {1, 1}}; // the source's innermost dim when it is not the destination's (a 2-D tile)
+  std::vector<Dim> outer_;     // loop dims outside the innermost kernel, outermost first
+  Dim inner_{1, {1, 1}};       // destination's innermost dim
+  Dim transposed_{1, {1, 1}};  // the source's innermost dim when it is not the destination's (a 2-D tile)
   bool transpose_ = false;
-  int64_t tile_ = 1;        // elements of `transposed_` per work unit
-  int64_t tiles_ = 1;       // work units per outer index in transpose mode
+  int64_t tile_ = 1;   // elements of `transposed_` per work unit
+  int64_t tiles_ = 1;  // work units per outer index in transpose mode
 };
 
 }  // namespace mt::cpu

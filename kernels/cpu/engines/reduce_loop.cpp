@@ -100,7 +100,8 @@ ReduceLoop::ReduceLoop(const Shape& physical, const std::vector<bool>& reduced, 
   check_loop_depth(dims, "reduction");
   for (const Dim& dim : dims) rows_ *= static_cast<size_t>(dim.size);
   // Threads may split the rows only along a kept outermost dim: their outputs are then disjoint.
-  if (rows_ > 0 && !dims.empty() && !dim_reduced.front()) rows_per_slice_ = rows_ / static_cast<size_t>(dims.front().size);
+  if (rows_ > 0 && !dims.empty() && !dim_reduced.front())
+    rows_per_slice_ = rows_ / static_cast<size_t>(dims.front().size);
   outer_ = std::move(dims);
 }
 

@@ -54,7 +54,8 @@ template <size_t kOperands>
 class StridedWalk {
  public:
   // Offsets start at `base` (e.g. a slice's first element) plus those of outer index `start`.
-  StridedWalk(const std::vector<LoopDim<kOperands>>& dims, size_t start, const std::array<int64_t, kOperands>& base = {})
+  StridedWalk(const std::vector<LoopDim<kOperands>>& dims, size_t start,
+              const std::array<int64_t, kOperands>& base = {})
       : dims_(dims), offset_(base) {
     for (size_t d = dims_.size(); d-- > 0;) {
       const auto size = static_cast<size_t>(dims_[d].size);

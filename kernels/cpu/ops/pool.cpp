@@ -32,7 +32,7 @@ Pool2d pool_geometry(NodeContext& c, bool max) {
   const auto& pads = attr_ints(node, "pads");
   Pool2d g{static_cast<size_t>(x[0]), static_cast<size_t>(x[2]), static_cast<size_t>(x[3]), static_cast<size_t>(x[1]),
            static_cast<size_t>(y[2]), static_cast<size_t>(y[3]), kernel[0], kernel[1], strides[0], strides[1], 1, 1,
-           pads[0], pads[1], pads[2], pads[3], max, false, {}};
+           pads[0], pads[1], pads[2], pads[3], max, false};
   if (max) {
     const auto& dilations = attr_ints(node, "dilations");
     g.dh = dilations[0];
@@ -75,7 +75,8 @@ void pool_rows(const Pool2d& g, const float* x, float* y, size_t begin, size_t e
       if (g.max) continue;
       const WindowTaps rows = window_taps(g.window, 0, oh * g.sh - g.pt, static_cast<int64_t>(g.h));
       const WindowTaps columns = window_taps(g.window, 1, ow * g.sw - g.pl, static_cast<int64_t>(g.w));
-      const auto divisor = static_cast<size_t>(g.include_pad ? rows.padded * columns.padded : rows.valid * columns.valid);
+      const auto divisor =
+          static_cast<size_t>(g.include_pad ? rows.padded * columns.padded : rows.valid * columns.valid);
       const float scale = divisor > 0 ? 1.0f / static_cast<float>(divisor) : 0.0f;
       for (size_t ch = 0; ch < channels; ++ch) out[ch] *= scale;
     }

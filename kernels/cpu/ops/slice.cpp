@@ -26,7 +26,8 @@ struct StridedCopy {
   void run(const std::byte* in, std::byte* out, pthreadpool_t pool) const {
     const size_t row_bytes = static_cast<size_t>(inner.size) * element;
     const auto element_bytes = static_cast<int64_t>(element);
-    parallel_chunks(pool, rows, std::max<size_t>(1, 16384 / std::max<size_t>(1, row_bytes)), [&](size_t begin, size_t end) {
+    const size_t min_rows = std::max<size_t>(1, 16384 / std::max<size_t>(1, row_bytes));
+    parallel_chunks(pool, rows, min_rows, [&](size_t begin, size_t end) {
       StridedWalk<2> walk(outer, begin, {start, 0});
       for (size_t row = begin; row < end; ++row, walk.next()) {
         const std::byte* source = in + walk[0] * element_bytes;

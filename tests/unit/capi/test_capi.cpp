@@ -28,8 +28,9 @@ std::vector<std::byte> model_bytes() {
   using namespace mt;
   test::TestGraph g;
   std::vector<int64_t> pads{1, 1, 1, 1}, two{2, 2};
-  auto h = g.node("conv", "conv2d", {g.input("x", {1, 3, 16, 16}), g.constant("w1", {8, 3, 3, 3}), g.constant("b1", {8})},
-                  {{"pads", pads}});
+  auto h =
+      g.node("conv", "conv2d", {g.input("x", {1, 3, 16, 16}), g.constant("w1", {8, 3, 3, 3}), g.constant("b1", {8})},
+             {{"pads", pads}});
   h = g.node("relu", "relu", {h});
   h = g.node("pool", "max_pool2d", {h}, {{"kernel_shape", two}, {"strides", two}});
   h = g.node("flat", "reshape", {h}, {{"shape", std::vector<int64_t>{1, 512}}});

@@ -29,8 +29,9 @@ std::vector<std::byte> random_bytes(size_t floats, uint32_t seed) {
 Graph make_model() {
   test::TestGraph g;
   std::vector<int64_t> pads{1, 1, 1, 1}, two{2, 2};
-  auto h = g.node("conv1", "conv2d", {g.input("x", {1, 3, 16, 16}), g.constant("w1", {8, 3, 3, 3}), g.constant("b1", {8})},
-                  {{"pads", pads}});
+  auto h =
+      g.node("conv1", "conv2d", {g.input("x", {1, 3, 16, 16}), g.constant("w1", {8, 3, 3, 3}), g.constant("b1", {8})},
+             {{"pads", pads}});
   h = g.node("relu1", "relu", {h});
   h = g.node("conv2", "conv2d", {h, g.constant("w2", {16, 8, 3, 3}), g.constant("b2", {16})},
              {{"pads", pads}, {"strides", two}});

@@ -58,8 +58,8 @@ class GraphBuilder {
 };
 
 // Runs `graph` on `backend`, feeding graph inputs from `feeds`; returns the outputs.
-inline std::vector<HostTensor> run_graph(const Backend& backend, const Graph& graph, const std::map<std::string, HostTensor>& feeds,
-                                   int threads = 1) {
+inline std::vector<HostTensor> run_graph(const Backend& backend, const Graph& graph,
+                                         const std::map<std::string, HostTensor>& feeds, int threads = 1) {
   graph.validate();
   PlanOptions options;
   options.threads = threads;

@@ -181,7 +181,9 @@ TEST_CASE("load_image: resize through --size") {
 // grayscale), reads 16-bit PNM samples in host byte order, and leaves the pixels of a truncated PNM
 // uninitialised. 16-bit PNM is refused (unsupported), a truncated PNM is invalid input.
 TEST_CASE("load_image: PNM, 16-bit and truncated (fuzz regressions)") {
-  auto write = [](const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; };
+  auto write = [](const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary) << bytes;
+  };
   ImagePreprocess gray;
   gray.channels = 1;
   TempFile crash{temp_path("crash.ppm")};
@@ -194,7 +196,8 @@ TEST_CASE("load_image: PNM, 16-bit and truncated (fuzz regressions)") {
 
   TempFile short_ppm{temp_path("short.ppm")};
   write(short_ppm.path, std::string("P6\n2 2\n255\n") + std::string(11, '\x40'));
-  expect_refused(short_ppm.path, {}, ExitCode::invalid_input, "truncated PNM image: 2x2 needs 12 bytes of pixels, the file has 11");
+  expect_refused(short_ppm.path, {}, ExitCode::invalid_input,
+                 "truncated PNM image: 2x2 needs 12 bytes of pixels, the file has 11");
   TempFile no_pixels{temp_path("header.pgm")};
   write(no_pixels.path, "P5 4 4 255");
   expect_refused(no_pixels.path, {}, ExitCode::invalid_input, "4x4 needs 16 bytes of pixels, the file has 0");
@@ -282,7 +285,8 @@ TEST_CASE("load_image: hostile, truncated and unsupported files, and fuzz regres
       {hostile + "rgb.bmp", ExitCode::unsupported, unsupported},
       // 896 valid progressive scans (make_images.py): refused at the 501st.
       {hostile + "many_scans.jpg", ExitCode::invalid_input, "cannot decode image: JPEG: more than 500 scans"},
-      {fuzz + "jpeg_huffman_overflow.jpg", ExitCode::invalid_input, "cannot decode image: JPEG: Bogus Huffman table definition"},
+      {fuzz + "jpeg_huffman_overflow.jpg", ExitCode::invalid_input,
+       "cannot decode image: JPEG: Bogus Huffman table definition"},
       {fuzz + "jpeg_huffman_overflow_before_frame.jpg", ExitCode::invalid_input,
        "cannot decode image: JPEG: Bogus Huffman table definition"},
       {fuzz + "jpeg_huffman_overflow_fill_bytes.jpg", ExitCode::invalid_input, not_read},
@@ -290,7 +294,8 @@ TEST_CASE("load_image: hostile, truncated and unsupported files, and fuzz regres
       {fuzz + "bmp_truncated_huge.bmp", ExitCode::unsupported, unsupported},
       {fuzz + "gif_huge_screen.gif", ExitCode::unsupported, unsupported},
   };
-  for (const Refusal& refusal : refusals) expect_refused(refusal.path, {}, refusal.code, refusal.path + ": " + refusal.message, true);
+  for (const Refusal& refusal : refusals)
+    expect_refused(refusal.path, {}, refusal.code, refusal.path + ": " + refusal.message, true);
 
   // The first 30 scans of many_scans.jpg alone decode, to the flat gray (128) the coefficients code.
   ImagePreprocess gray;

@@ -76,11 +76,10 @@ TEST_CASE("golden: reductions and softmax match PyTorch") {
 }
 
 TEST_CASE("golden: layer_norm and batch_norm match PyTorch") {
-  check_golden(run_op("layer_norm", {g::layer_norm_x, g::layer_norm_scale, g::layer_norm_bias},
-                      {{"axis", int64_t{1}}}),
+  check_golden(run_op("layer_norm", {g::layer_norm_x, g::layer_norm_scale, g::layer_norm_bias}, {{"axis", int64_t{1}}}),
                g::layer_norm_axis1, 1e-5);
-  check_golden(run_op("batch_norm", {g::batch_norm_x, g::batch_norm_scale, g::batch_norm_bias,
-                                     g::batch_norm_mean, g::batch_norm_var}),
+  check_golden(run_op("batch_norm", {g::batch_norm_x, g::batch_norm_scale, g::batch_norm_bias, g::batch_norm_mean,
+                                     g::batch_norm_var}),
                g::batch_norm, 1e-5);
 }
 

@@ -93,7 +93,8 @@ TEST_CASE("vulkan allocator: staging memory is mapped at each range's offset") {
   REQUIRE(second.mapped != nullptr);
   CHECK(disjoint(first, second));
   if (first.block == second.block)
-    CHECK(second.mapped - first.mapped == static_cast<std::ptrdiff_t>(second.offset) - static_cast<std::ptrdiff_t>(first.offset));
+    CHECK(second.mapped - first.mapped ==
+          static_cast<std::ptrdiff_t>(second.offset) - static_cast<std::ptrdiff_t>(first.offset));
   std::vector<std::byte> pattern(256);
   for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<std::byte>(i);
   std::memcpy(first.mapped, pattern.data(), pattern.size());

@@ -33,10 +33,10 @@ TEST_CASE("packed_layout: NC4HW4 strides and texels") {
 }
 
 TEST_CASE("packed_layout: reshapes that keep every element in place") {
-  CHECK(same_placement({1, 8, 4, 4}, {1, 8, 16}));   // trailing axes merged
-  CHECK(same_placement({2, 8, 16}, {2, 8, 4, 4}));    // and split again
+  CHECK(same_placement({1, 8, 4, 4}, {1, 8, 16}));           // trailing axes merged
+  CHECK(same_placement({2, 8, 16}, {2, 8, 4, 4}));           // and split again
   CHECK_FALSE(same_placement({1, 8, 4, 4}, {1, 16, 2, 4}));  // the packed axis changes
-  CHECK_FALSE(same_placement({2, 8, 4}, {1, 16, 4}));  // the batch moves into the channels
+  CHECK_FALSE(same_placement({2, 8, 4}, {1, 16, 4}));        // the batch moves into the channels
   // With one channel every element is alone in its texel, so only the count matters; [16] packs
   // its elements 4 to a texel, though.
   CHECK(same_placement({2, 1, 3}, {6, 1}));

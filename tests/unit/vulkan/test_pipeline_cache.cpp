@@ -27,7 +27,8 @@ DeviceInfo test_device() {
   device.vendor_id = 0x1234;
   device.device_id = 0x5678;
   device.driver_version = 0xabc;
-  for (size_t i = 0; i < device.pipeline_cache_uuid.size(); ++i) device.pipeline_cache_uuid[i] = static_cast<uint8_t>(i);
+  for (size_t i = 0; i < device.pipeline_cache_uuid.size(); ++i)
+    device.pipeline_cache_uuid[i] = static_cast<uint8_t>(i);
   return device;
 }
 

@@ -87,8 +87,8 @@ TEST_CASE("weight_layout: grouped conv2d stores only the input blocks of each gr
   const ConvWeights packed = pack_conv_weights(w.data(), 8, 8, 2, 1, 1, false);
   CHECK(packed.ranges == std::vector<int32_t>{0, 0, 1, 1, 1, 2});
   REQUIRE(packed.weights.size() == 2 * 16);
-  CHECK(packed.weights[(0 * 4 + 2) * 4 + 1] == 4 * 1 + 2 + 1);   // input 2 -> output 1
-  CHECK(packed.weights[(1 * 4 + 3) * 4 + 2] == 4 * 6 + 3 + 1);   // input 7 -> output 6
+  CHECK(packed.weights[(0 * 4 + 2) * 4 + 1] == 4 * 1 + 2 + 1);  // input 2 -> output 1
+  CHECK(packed.weights[(1 * 4 + 3) * 4 + 2] == 4 * 6 + 3 + 1);  // input 7 -> output 6
 
   // Groups smaller than a block: M = C = 4, 2 groups of 2, one block holding both groups, the
   // weights across groups zero.
