@@ -60,9 +60,10 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "${arm64_packages[*]}" ]; then
   echo "${arm64_packages[*]}" > "$stamp"
 fi
 
-# 3. Configure and build. Tests are not built here: scripts/test-aarch64.sh runs what it needs.
+# 3. Configure and build, warnings as errors as in every CI build (MT_WERROR=OFF keeps them warnings).
+# Tests are not built here: scripts/test-aarch64.sh runs what it needs.
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-  -DMT_AARCH64_SYSROOT="$sysroot" >/dev/null
+  -DMT_AARCH64_SYSROOT="$sysroot" -DMT_WERROR="${MT_WERROR:-ON}" >/dev/null
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 cmake --build "$build" -j"${MT_JOBS:-$(nproc)}" "${targets[@]}"

@@ -9,7 +9,8 @@ import torch.nn.functional as F
 
 
 def emit(name, tensor):
-    """One C++ GoldenTensor: shape and float32 values (9 significant digits round-trip exactly)."""
+    """One C++ HostTensor (tests/unit/host_tensor.h): shape and float32 values (9 significant digits round-trip
+    exactly)."""
     values = tensor.detach().to(torch.float32).reshape(-1).tolist()
     shape = ", ".join(str(d) for d in tensor.shape)
     literals = []
@@ -18,7 +19,7 @@ def emit(name, tensor):
         if "." not in text and "e" not in text:
             text += ".0"  # "6f" is not a C++ literal
         literals.append(text + "f")
-    print(f"inline const GoldenTensor {name} = {{{{{shape}}}, {{")
+    print(f"inline const HostTensor {name} = f32({{{shape}}}, {{")
     line = "   "
     for literal in literals:
         if len(line) + len(literal) + 2 > 118:
@@ -26,7 +27,7 @@ def emit(name, tensor):
             line = "   "
         line += " " + literal + ","
     print(line)
-    print("}};")
+    print("});")
 
 
 def main():

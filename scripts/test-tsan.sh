@@ -4,7 +4,8 @@
 # and the vulkan backend on Mesa's lavapipe) built with clang -fsanitize=thread in build-tsan, only
 # the targets that test needs. Any data race or lock-order report fails it. Suppressions
 # (tests/tsan.supp) cover only what ThreadSanitizer cannot see through in uninstrumented system
-# libraries; each entry says why. scripts/test.sh runs it after the sanitizer stage.
+# libraries; each entry says why. scripts/test.sh runs it after the sanitizer stage. Warnings are
+# errors, as in every CI build (MT_WERROR=OFF keeps them warnings).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/compiler-cache.sh
@@ -12,7 +13,7 @@ build=${MT_TSAN_BUILD:-build-tsan}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -fsanitize=thread" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -fsanitize=thread" \
-  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" > /dev/null
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DMT_WERROR="${MT_WERROR:-ON}" > /dev/null
 cmake --build "$build" -j"${MT_JOBS:-$(nproc)}" --target test_concurrency
 
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp ${TSAN_OPTIONS:-}"

@@ -1,5 +1,6 @@
 #include "lib/ops/conv_geometry.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include "lib/ops/registry.h"
@@ -89,6 +90,13 @@ std::optional<int64_t> transposed_output_length(const Window2d& window, int axis
       __builtin_add_overflow(spread, window.extent(axis) + window.output_padding[axis], &out))
     return std::nullopt;
   return out - window.pad_begin[axis] - window.pad_end[axis];
+}
+
+WindowTaps window_taps(const Window2d& window, int axis, int64_t start, int64_t size) {
+  // The window covers [start, start + kernel); each count is its overlap with an interval.
+  const int64_t end = start + window.kernel[axis];
+  auto overlap = [&](int64_t lo, int64_t hi) { return std::max<int64_t>(0, std::min(end, hi) - std::max(start, lo)); };
+  return {overlap(0, size), overlap(-window.pad_begin[axis], size + window.pad_end[axis])};
 }
 
 }  // namespace mt

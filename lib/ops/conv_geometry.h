@@ -38,6 +38,17 @@ Window2d pool_window(const Node& node);
 // 0 when the padded input is shorter than the window; nullopt if it overflows int64.
 std::optional<int64_t> window_output_length(const Window2d& window, int axis, int64_t in);
 
+// Taps of an average-pooling window (no dilation: avg_pool2d has none) along `axis` whose first
+// tap is at input position `start` (o * stride - pad_begin) on an input of length `size`: `valid`
+// on the input [0, size), `padded` on the padded input [-pad_begin, size + pad_end). Their product
+// over both axes is the divisor (`padded` with count_include_pad); a ceil_mode window may reach
+// past the end padding and those taps never count, as in PyTorch. Every backend divides by this.
+struct WindowTaps {
+  int64_t valid = 0;
+  int64_t padded = 0;
+};
+WindowTaps window_taps(const Window2d& window, int axis, int64_t start, int64_t size);
+
 // Output length of a transposed convolution:
 // (in - 1) * stride - pads + extent + output_padding; may be <= 0, nullopt on overflow.
 std::optional<int64_t> transposed_output_length(const Window2d& window, int axis, int64_t in);

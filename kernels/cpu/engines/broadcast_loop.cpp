@@ -1,7 +1,5 @@
 #include "kernels/cpu/engines/broadcast_loop.h"
 
-#include "lib/core/error.h"
-
 namespace mt::cpu {
 namespace {
 
@@ -20,21 +18,11 @@ std::vector<int64_t> strides_of(const Shape& shape, const Shape& out) {
 BroadcastLoop::BroadcastLoop(const Shape& out, const Shape& a, const Shape& b) {
   const auto sa = strides_of(a, out), sb = strides_of(b, out), so = strides_of(out, out);
   std::vector<Dim> dims;
-  for (size_t d = 0; d < out.size(); ++d) {
-    if (out[d] == 1) continue;
-    if (!dims.empty()) {
-      Dim& last = dims.back();
-      if (last.a == sa[d] * out[d] && last.b == sb[d] * out[d] && last.out == so[d] * out[d]) {
-        last = {last.size * out[d], sa[d], sb[d], so[d]};
-        continue;
-      }
-    }
-    dims.push_back({out[d], sa[d], sb[d], so[d]});
-  }
+  for (size_t d = 0; d < out.size(); ++d) append_merged(dims, {out[d], {sa[d], sb[d], so[d]}});
   if (dims.empty()) return;
   inner_ = dims.back();
   dims.pop_back();
-  if (dims.size() > kMaxDims) unsupported("broadcast over {} interleaved dimensions is not supported", dims.size());
+  check_loop_depth(dims, "broadcast");
   for (const Dim& dim : dims) rows_ *= static_cast<size_t>(dim.size);
   outer_ = std::move(dims);
 }

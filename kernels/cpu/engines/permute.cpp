@@ -4,44 +4,9 @@
 #include <cstring>
 
 #include "kernels/cpu/plan/parallel.h"
-#include "lib/core/error.h"
 
 namespace mt::cpu {
 namespace {
-
-constexpr size_t kMaxLoopDims = 16;
-
-// Walks the offsets of a range of outer indices without a division per step.
-class Odometer {
- public:
-  template <typename Dims>
-  Odometer(const Dims& dims, size_t start) {
-    for (size_t d = dims.size(); d-- > 0;) {
-      const auto size = static_cast<size_t>(dims[d].size);
-      index_[d] = static_cast<int64_t>(start % size);
-      start /= size;
-      source_ += index_[d] * dims[d].source_stride;
-      destination_ += index_[d] * dims[d].destination_stride;
-    }
-  }
-  template <typename Dims>
-  void next(const Dims& dims) {
-    for (size_t d = dims.size(); d-- > 0;) {
-      source_ += dims[d].source_stride;
-      destination_ += dims[d].destination_stride;
-      if (++index_[d] < dims[d].size) return;
-      source_ -= dims[d].size * dims[d].source_stride;
-      destination_ -= dims[d].size * dims[d].destination_stride;
-      index_[d] = 0;
-    }
-  }
-  int64_t source() const { return source_; }
-  int64_t destination() const { return destination_; }
-
- private:
-  int64_t index_[kMaxLoopDims] = {};
-  int64_t source_ = 0, destination_ = 0;
-};
 
 template <typename T>
 void transpose_block(const T* source, T* destination, int64_t rows, int64_t columns, int64_t source_stride,
@@ -79,39 +44,39 @@ Permute::Permute(const Shape& source_shape, const std::vector<int>& perm, size_t
   std::vector<Dim> dims;  // destination order, sizes > 1, adjacent runs merged
   for (int d : perm) {
     if (source_shape[d] == 1) continue;
-    if (!dims.empty() && dims.back().source_stride == source_strides[d] * source_shape[d]) {
+    if (!dims.empty() && dims.back().stride[kSource] == source_strides[d] * source_shape[d]) {
       dims.back().size *= source_shape[d];
-      dims.back().source_stride = source_strides[d];
+      dims.back().stride[kSource] = source_strides[d];
     } else {
-      dims.push_back({source_shape[d], source_strides[d], 0});
+      dims.push_back({source_shape[d], {source_strides[d], 0}});
     }
   }
+  // The destination is contiguous in this order; its strides follow from the merged sizes.
   int64_t stride = 1;
   for (size_t d = dims.size(); d-- > 0;) {
-    dims[d].destination_stride = stride;
+    dims[d].stride[kDestination] = stride;
     stride *= dims[d].size;
   }
   if (dims.empty() || count_ == 0) return;
   inner_ = dims.back();
   dims.pop_back();
-  if (inner_.source_stride != 1) {
+  if (inner_.stride[kSource] != 1) {
     transpose_ = true;
-    auto contiguous = std::find_if(dims.begin(), dims.end(), [](const Dim& dim) { return dim.source_stride == 1; });
+    auto contiguous = std::find_if(dims.begin(), dims.end(), [](const Dim& dim) { return dim.stride[kSource] == 1; });
     transposed_ = *contiguous;
     dims.erase(contiguous);
     tile_ = std::min(transposed_.size, tile_for(inner_.size));
     tiles_ = (transposed_.size + tile_ - 1) / tile_;
   }
-  if (dims.size() > kMaxLoopDims) unsupported("transpose of {} interleaved dimensions is not supported", dims.size());
+  check_loop_depth(dims, "transpose");
   outer_ = std::move(dims);
 }
 
 void Permute::copy_rows(const std::byte* source, std::byte* destination, size_t begin, size_t end) const {
   const size_t row_bytes = static_cast<size_t>(inner_.size) * element_size_;
-  Odometer odometer(outer_, begin);
-  for (size_t i = begin; i < end; ++i, odometer.next(outer_))
-    std::memcpy(destination + odometer.destination() * element_size_, source + odometer.source() * element_size_,
-                row_bytes);
+  StridedWalk<2> walk(outer_, begin);
+  for (size_t i = begin; i < end; ++i, walk.next())
+    std::memcpy(destination + walk[kDestination] * element_size_, source + walk[kSource] * element_size_, row_bytes);
 }
 
 void Permute::transpose_tiles(const std::byte* source, std::byte* destination, size_t begin, size_t end) const {
@@ -119,12 +84,12 @@ void Permute::transpose_tiles(const std::byte* source, std::byte* destination, s
     const size_t outer = unit / static_cast<size_t>(tiles_);
     const int64_t c0 = static_cast<int64_t>(unit % static_cast<size_t>(tiles_)) * tile_;
     const int64_t columns = std::min(tile_, transposed_.size - c0);
-    Odometer odometer(outer_, outer);
-    const int64_t in = odometer.source() + c0;
-    const int64_t out = odometer.destination() + c0 * transposed_.destination_stride;
+    const StridedWalk<2> walk(outer_, outer);
+    const int64_t in = walk[kSource] + c0;
+    const int64_t out = walk[kDestination] + c0 * transposed_.stride[kDestination];
     auto run = [&]<typename T>(T*) {
       transpose_block(reinterpret_cast<const T*>(source) + in, reinterpret_cast<T*>(destination) + out, inner_.size,
-                      columns, inner_.source_stride, transposed_.destination_stride);
+                      columns, inner_.stride[kSource], transposed_.stride[kDestination]);
     };
     switch (element_size_) {
       case 1: run(static_cast<uint8_t*>(nullptr)); break;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/cpu/engines/strided_walk.h"
 #include "lib/ir/shape.h"
 
 namespace mt::cpu {
@@ -23,20 +24,19 @@ class Permute {
   size_t bytes() const { return count_ * element_size_; }
 
  private:
-  struct Dim {
-    int64_t size, source_stride, destination_stride;  // strides in elements
-  };
+  using Dim = LoopDim<2>;  // strides of source, destination
+  static constexpr size_t kSource = 0, kDestination = 1;
   void copy_rows(const std::byte* source, std::byte* destination, size_t begin, size_t end) const;
   void transpose_tiles(const std::byte* source, std::byte* destination, size_t begin, size_t end) const;
 
   size_t element_size_ = 4;
   int64_t count_ = 0;
-  std::vector<Dim> outer_;  // loop dims outside the innermost kernel, outermost first
-  Dim inner_{1, 1, 1};      // destination's innermost dim
-  Dim transposed_{1, 1, 1}; // the source's innermost dim when it is not the destination's (a 2-D tile)
+  std::vector<Dim> outer_;     // loop dims outside the innermost kernel, outermost first
+  Dim inner_{1, {1, 1}};       // destination's innermost dim
+  Dim transposed_{1, {1, 1}};  // the source's innermost dim when it is not the destination's (a 2-D tile)
   bool transpose_ = false;
-  int64_t tile_ = 1;        // elements of `transposed_` per work unit
-  int64_t tiles_ = 1;       // work units per outer index in transpose mode
+  int64_t tile_ = 1;   // elements of `transposed_` per work unit
+  int64_t tiles_ = 1;  // work units per outer index in transpose mode
 };
 
 }  // namespace mt::cpu

@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "kernels/cpu/plan/parallel.h"
-#include "lib/core/error.h"
 
 namespace mt::cpu {
 namespace {
@@ -52,34 +51,17 @@ float combine(float a, float b) {
   else return a + b;
 }
 
-template <ReduceKind kKind, typename Dims, typename Dim>
-void rows_kernel(const Dims& outer, const Dim& inner, const float* in, float* out, size_t begin, size_t end) {
-  constexpr size_t kMax = 16;
-  int64_t index[kMax] = {};
-  int64_t in_offset = 0, out_offset = 0;
-  size_t rest = begin;
-  for (size_t d = outer.size(); d-- > 0;) {
-    index[d] = static_cast<int64_t>(rest % static_cast<size_t>(outer[d].size));
-    rest /= static_cast<size_t>(outer[d].size);
-    in_offset += index[d] * outer[d].in_stride;
-    out_offset += index[d] * outer[d].out_stride;
-  }
-  const int64_t n = inner.size;
-  for (size_t row = begin; row < end; ++row) {
-    const float* x = in + in_offset;
-    float* y = out + out_offset;
-    if (inner.reduced) {
+template <ReduceKind kKind>
+void rows_kernel(const std::vector<LoopDim<2>>& outer, int64_t n, bool inner_reduced, const float* in, float* out,
+                 size_t begin, size_t end) {
+  StridedWalk<2> walk(outer, begin);
+  for (size_t row = begin; row < end; ++row, walk.next()) {
+    const float* x = in + walk[0];
+    float* y = out + walk[1];
+    if (inner_reduced) {
       *y = combine<kKind>(*y, reduce_row<kKind>(x, n));
     } else {
       for (int64_t i = 0; i < n; ++i) y[i] = combine<kKind>(y[i], x[i]);
-    }
-    for (size_t d = outer.size(); d-- > 0;) {
-      in_offset += outer[d].in_stride;
-      out_offset += outer[d].out_stride;
-      if (++index[d] < outer[d].size) break;
-      in_offset -= outer[d].size * outer[d].in_stride;
-      out_offset -= outer[d].size * outer[d].out_stride;
-      index[d] = 0;
     }
   }
 }
@@ -87,7 +69,6 @@ void rows_kernel(const Dims& outer, const Dim& inner, const float* in, float* ou
 }  // namespace
 
 ReduceLoop::ReduceLoop(const Shape& physical, const std::vector<bool>& reduced, ReduceKind kind) : kind_(kind) {
-  std::vector<Dim> dims;
   int64_t in_stride = 1;
   std::vector<int64_t> in_strides(physical.size()), out_strides(physical.size());
   int64_t out_stride = 1;
@@ -99,31 +80,36 @@ ReduceLoop::ReduceLoop(const Shape& physical, const std::vector<bool>& reduced, 
     if (reduced[k]) reduced_count_ *= physical[k];
   }
   out_count_ = static_cast<size_t>(out_stride);
+  // Runs of adjacent kept (or reduced) dims merge: dims of one kind stay contiguous in the input
+  // and (kept) in the output across size-1 dims.
+  std::vector<Dim> dims;
+  std::vector<bool> dim_reduced;
   for (size_t k = 0; k < physical.size(); ++k) {
     if (physical[k] == 1) continue;
-    if (!dims.empty() && dims.back().reduced == reduced[k]) {
-      dims.back().size *= physical[k];
-      dims.back().in_stride = in_strides[k];
-      dims.back().out_stride = out_strides[k];
+    if (!dims.empty() && dim_reduced.back() == reduced[k]) {
+      dims.back() = {dims.back().size * physical[k], {in_strides[k], out_strides[k]}};
       continue;
     }
-    dims.push_back({physical[k], in_strides[k], out_strides[k], static_cast<bool>(reduced[k])});
+    dims.push_back({physical[k], {in_strides[k], out_strides[k]}});
+    dim_reduced.push_back(reduced[k]);
   }
   if (dims.empty()) return;
   inner_ = dims.back();
+  inner_reduced_ = dim_reduced.back();
   dims.pop_back();
-  if (dims.size() > kMaxDims) unsupported("reduction over {} interleaved dimensions is not supported", dims.size());
+  check_loop_depth(dims, "reduction");
   for (const Dim& dim : dims) rows_ *= static_cast<size_t>(dim.size);
   // Threads may split the rows only along a kept outermost dim: their outputs are then disjoint.
-  if (rows_ > 0 && !dims.empty() && !dims.front().reduced) rows_per_slice_ = rows_ / static_cast<size_t>(dims.front().size);
+  if (rows_ > 0 && !dims.empty() && !dim_reduced.front())
+    rows_per_slice_ = rows_ / static_cast<size_t>(dims.front().size);
   outer_ = std::move(dims);
 }
 
 void ReduceLoop::run_rows(const float* in, float* out, size_t begin, size_t end) const {
   switch (kind_) {
-    case ReduceKind::max: rows_kernel<ReduceKind::max>(outer_, inner_, in, out, begin, end); break;
-    case ReduceKind::min: rows_kernel<ReduceKind::min>(outer_, inner_, in, out, begin, end); break;
-    default: rows_kernel<ReduceKind::sum>(outer_, inner_, in, out, begin, end); break;
+    case ReduceKind::max: rows_kernel<ReduceKind::max>(outer_, inner_.size, inner_reduced_, in, out, begin, end); break;
+    case ReduceKind::min: rows_kernel<ReduceKind::min>(outer_, inner_.size, inner_reduced_, in, out, begin, end); break;
+    default: rows_kernel<ReduceKind::sum>(outer_, inner_.size, inner_reduced_, in, out, begin, end); break;
   }
 }
 

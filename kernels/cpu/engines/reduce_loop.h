@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/cpu/engines/strided_walk.h"
 #include "lib/ir/shape.h"
 
 namespace mt::cpu {
@@ -23,16 +24,13 @@ class ReduceLoop {
   void run(const float* in, float* out, pthreadpool_t pool) const;
 
  private:
-  static constexpr size_t kMaxDims = 16;
-  struct Dim {
-    int64_t size, in_stride, out_stride;  // out_stride 0 for reduced dims
-    bool reduced;
-  };
+  using Dim = LoopDim<2>;  // strides of in, out (0 for reduced dims)
   void run_rows(const float* in, float* out, size_t begin, size_t end) const;
 
   ReduceKind kind_ = ReduceKind::sum;
   std::vector<Dim> outer_;
-  Dim inner_{1, 1, 1, false};
+  Dim inner_{1, {1, 1}};
+  bool inner_reduced_ = false;
   size_t rows_ = 1;
   size_t out_count_ = 1;
   int64_t reduced_count_ = 1;

@@ -241,13 +241,8 @@ void plan_avg_pool2d_int8(NodeContext& c) {
   const Window2d window = pool_window(c.node());
   const bool include_pad = attr_int(c.node(), "count_include_pad") == 1;
   auto taps = [&](int axis, int64_t start, int64_t size) {
-    int64_t valid = 0, padded = 0;
-    for (int64_t k = 0; k < window.kernel[axis]; ++k) {
-      const int64_t i = start + k;
-      valid += i >= 0 && i < size;
-      padded += i >= -window.pad_begin[axis] && i < size + window.pad_end[axis];
-    }
-    return include_pad ? padded : valid;
+    const WindowTaps counts = window_taps(window, axis, start, size);
+    return include_pad ? counts.padded : counts.valid;
   };
   const size_t out_h = static_cast<size_t>(ys[2]), out_w = static_cast<size_t>(ys[3]);
   std::vector<float> multipliers(out_h * out_w);

@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/ops.h"
+#include "lib/ops/conv_geometry.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "kernels/cpu/engines/reduce_loop.h"
 
@@ -19,6 +20,7 @@ struct Pool2d {
   size_t n, h, w, c, out_h, out_w;
   int64_t kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;  // pb, pr: the node's own padding (no ceil extension)
   bool max, include_pad;
+  Window2d window;  // avg only: the divisor's tap counts
 };
 
 Pool2d pool_geometry(NodeContext& c, bool max) {
@@ -37,6 +39,7 @@ Pool2d pool_geometry(NodeContext& c, bool max) {
     g.dw = dilations[1];
   } else {
     g.include_pad = attr_int(node, "count_include_pad") != 0;
+    g.window = pool_window(node);
   }
   return g;
 }
@@ -55,7 +58,6 @@ void pool_rows(const Pool2d& g, const float* x, float* y, size_t begin, size_t e
     for (int64_t ow = 0; ow < static_cast<int64_t>(g.out_w); ++ow) {
       float* out = y + (row * g.out_w + static_cast<size_t>(ow)) * channels;
       std::fill(out, out + channels, g.max ? -std::numeric_limits<float>::infinity() : 0.0f);
-      size_t count = 0;
       for (int64_t i = 0; i < g.kh; ++i) {
         const int64_t ih = oh * g.sh - g.pt + i * g.dh;
         if (ih < 0 || ih >= static_cast<int64_t>(g.h)) continue;
@@ -68,18 +70,13 @@ void pool_rows(const Pool2d& g, const float* x, float* y, size_t begin, size_t e
           } else {
             for (size_t ch = 0; ch < channels; ++ch) out[ch] += in[ch];
           }
-          ++count;
         }
       }
       if (g.max) continue;
-      size_t divisor = count;
-      if (g.include_pad) {
-        // PyTorch: the window clipped to the padded input (explicit pads count, ceil overhang does not).
-        const int64_t h0 = oh * g.sh - g.pt, w0 = ow * g.sw - g.pl;
-        const int64_t h1 = std::min(h0 + g.kh, static_cast<int64_t>(g.h) + g.pb);
-        const int64_t w1 = std::min(w0 + g.kw, static_cast<int64_t>(g.w) + g.pr);
-        divisor = static_cast<size_t>((h1 - h0) * (w1 - w0));
-      }
+      const WindowTaps rows = window_taps(g.window, 0, oh * g.sh - g.pt, static_cast<int64_t>(g.h));
+      const WindowTaps columns = window_taps(g.window, 1, ow * g.sw - g.pl, static_cast<int64_t>(g.w));
+      const auto divisor =
+          static_cast<size_t>(g.include_pad ? rows.padded * columns.padded : rows.valid * columns.valid);
       const float scale = divisor > 0 ? 1.0f / static_cast<float>(divisor) : 0.0f;
       for (size_t ch = 0; ch < channels; ++ch) out[ch] *= scale;
     }

@@ -3,45 +3,17 @@
 // XNNPACK's resize_bilinear2d; everything else is separable: one pass per resized dim over the
 // tensor in memory order, each output row a weighted sum of 1, 2 or 4 input rows whose inner
 // elements are contiguous.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/plan/parallel.h"
+#include "lib/ops/resize_coords.h"
 
 namespace mt::cpu {
 namespace {
-
-struct Options {
-  std::string mode, transform, nearest;
-  float cubic_a;
-  bool exclude_outside;
-};
-
-Options options_of(const Node& node) {
-  return Options{attr_string(node, "mode"), attr_string(node, "coordinate_transformation_mode"),
-                 attr_string(node, "nearest_mode"), attr_f32(node, "cubic_coeff_a"),
-                 attr_int(node, "exclude_outside") != 0};
-}
-
-// Input coordinate of output index x along one dim.
-double source_coordinate(const std::string& transform, int64_t x, int64_t in, int64_t out, double scale) {
-  if (transform == "align_corners") return out == 1 ? 0.0 : static_cast<double>(x) * (in - 1) / (out - 1);
-  if (transform == "asymmetric") return x / scale;
-  if (transform == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
-  if (transform == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  return (x + 0.5) / scale - 0.5;  // half_pixel
-}
-
-int64_t round_nearest(const std::string& mode, double x) {
-  if (mode == "floor") return static_cast<int64_t>(std::floor(x));
-  if (mode == "ceil") return static_cast<int64_t>(std::ceil(x));
-  if (mode == "round_prefer_ceil") return static_cast<int64_t>(std::floor(x + 0.5));
-  return static_cast<int64_t>(std::ceil(x - 0.5));  // round_prefer_floor
-}
 
 // The taps of one resized dim: for each output index, `taps` input indices and weights.
 struct Taps {
@@ -50,43 +22,34 @@ struct Taps {
   std::vector<float> weight;
 };
 
-Taps taps_for(const Options& o, int64_t in, int64_t out, double scale) {
+// The coordinates, nearest rounding and cubic taps are lib/ops/resize_coords.h's, what the
+// reference computes. Linear keeps this kernel's edge handling: a coordinate outside the axis
+// gives two taps on the edge element with weights 1 - f and f, where resize_taps clamps the
+// coordinate first (weights 1 and 0). The sums differ in the last bit at most; keeping them keeps
+// the cpu's outputs bit-identical to what they were (checked on every mode, transform and size up
+// to 40 -> 40: the same taps and float weights, so cubic and nearest are unchanged too, except
+// cubic coordinates more than 3 elements outside the axis, which only scales far from the sizes
+// give, and where the reference's clamped coordinate is used now).
+Taps taps_for(const ResizeParams& params, size_t axis, int64_t in) {
+  const int64_t out = params.sizes[axis];
   Taps t;
-  t.taps = o.mode == "nearest" ? 1 : (o.mode == "linear" ? 2 : 4);
+  t.taps = params.mode == ResizeMode::nearest ? 1 : (params.mode == ResizeMode::linear ? 2 : 4);
   for (int64_t x = 0; x < out; ++x) {
-    const double source = source_coordinate(o.transform, x, in, out, scale);
-    if (o.mode == "nearest") {
-      t.index.push_back(std::clamp<int64_t>(round_nearest(o.nearest, source), 0, in - 1));
-      t.weight.push_back(1.0f);
-      continue;
-    }
-    const double base = std::floor(source);
-    const double f = source - base;
-    const auto i0 = static_cast<int64_t>(base);
-    if (o.mode == "linear") {
+    if (params.mode == ResizeMode::linear) {
+      const double source = source_coordinate(params.coordinate_mode, x, params.scales[axis], in, out);
+      const double base = std::floor(source);
+      const double f = source - base;
+      const auto i0 = static_cast<int64_t>(base);
       t.index.push_back(std::clamp<int64_t>(i0, 0, in - 1));
       t.index.push_back(std::clamp<int64_t>(i0 + 1, 0, in - 1));
       t.weight.push_back(static_cast<float>(1.0 - f));
       t.weight.push_back(static_cast<float>(f));
       continue;
     }
-    // Cubic convolution (Keys) with coefficient a over indices i0-1 .. i0+2.
-    const double a = o.cubic_a;
-    const double d[4] = {1.0 + f, f, 1.0 - f, 2.0 - f};
-    double w[4];
-    for (int k = 0; k < 4; ++k) {
-      const double s = d[k];
-      w[k] = s <= 1.0 ? ((a + 2.0) * s - (a + 3.0)) * s * s + 1.0 : ((a * s - 5.0 * a) * s + 8.0 * a) * s - 4.0 * a;
-    }
-    double total = 0.0;
-    for (int k = 0; k < 4; ++k) {
-      const int64_t i = i0 - 1 + k;
-      if (o.exclude_outside && (i < 0 || i >= in)) w[k] = 0.0;
-      total += w[k];
-    }
-    for (int k = 0; k < 4; ++k) {
-      t.index.push_back(std::clamp<int64_t>(i0 - 1 + k, 0, in - 1));
-      t.weight.push_back(static_cast<float>(o.exclude_outside && total != 0.0 ? w[k] / total : w[k]));
+    const ResizeTaps taps = resize_taps(params, axis, in, x);
+    for (int k = 0; k < taps.count; ++k) {
+      t.index.push_back(taps.index[k]);
+      t.weight.push_back(static_cast<float>(taps.weight[k]));
     }
   }
   return t;
@@ -126,41 +89,43 @@ struct Pass {
 };
 
 // The XNNPACK flags for this resize, or nullopt if XNNPACK's bilinear resize does not compute it.
-std::optional<uint32_t> xnn_flags(const Options& o, const Shape& in, const Shape& out, const std::vector<double>& scales,
+std::optional<uint32_t> xnn_flags(const ResizeParams& params, const Shape& in, const std::vector<double>& scales,
                                   const Layout& layout) {
-  if (o.mode != "linear" || in.size() != 4 || layout != nhwc_layout() || in[0] != out[0] || in[1] != out[1])
+  const Shape& out = params.sizes;
+  if (params.mode != ResizeMode::linear || in.size() != 4 || layout != nhwc_layout() || in[0] != out[0] ||
+      in[1] != out[1])
     return std::nullopt;
+  const CoordinateMode transform = params.coordinate_mode;
   for (size_t d = 2; d < 4; ++d) {
     // XNNPACK derives the scale from the sizes; the node's must agree.
     if (!scales.empty() && std::abs(scales[d] * in[d] - out[d]) > 1e-6 * out[d]) return std::nullopt;
-    if (o.transform == "pytorch_half_pixel" && out[d] == 1) return std::nullopt;
+    if (transform == CoordinateMode::pytorch_half_pixel && out[d] == 1) return std::nullopt;
   }
-  if (o.transform == "half_pixel" || o.transform == "pytorch_half_pixel") return 0u;
-  if (o.transform == "align_corners") return static_cast<uint32_t>(XNN_FLAG_ALIGN_CORNERS);
-  if (o.transform == "asymmetric") return static_cast<uint32_t>(XNN_FLAG_TENSORFLOW_LEGACY_MODE);
-  return std::nullopt;
+  switch (transform) {
+    case CoordinateMode::half_pixel:
+    case CoordinateMode::pytorch_half_pixel: return 0u;
+    case CoordinateMode::align_corners: return static_cast<uint32_t>(XNN_FLAG_ALIGN_CORNERS);
+    case CoordinateMode::asymmetric: return static_cast<uint32_t>(XNN_FLAG_TENSORFLOW_LEGACY_MODE);
+    default: return std::nullopt;
+  }
 }
 
 }  // namespace
 
 std::optional<std::string> check_resize(const Graph& graph, const Node& node) {
-  if (auto reason = check_float(graph, node)) return reason;
-  const Options o = options_of(node);
-  if (o.mode != "nearest" && o.mode != "linear" && o.mode != "cubic") return fmt::format("mode \"{}\" not supported", o.mode);
-  for (const char* t : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"})
-    if (o.transform == t) return std::nullopt;
-  return fmt::format("coordinate_transformation_mode \"{}\" not supported", o.transform);
+  // Every mode and coordinate transform of the op (read_resize refuses any other at shape inference).
+  return check_float(graph, node);
 }
 
 void plan_resize(NodeContext& c) {
-  const Options o = options_of(c.node());
   const Value x0 = c.input(0);
   const Shape& in_shape = x0.shape;
   const Shape& out_shape = c.output_info(0).shape;
+  const ResizeParams params = read_resize(c.node(), in_shape);
   const std::vector<double>& scales = attr_floats(c.node(), "scales");
   const size_t rank = in_shape.size();
 
-  if (auto flags = xnn_flags(o, in_shape, out_shape, scales, x0.layout)) {
+  if (auto flags = xnn_flags(params, in_shape, scales, x0.layout)) {
     xnn_operator_t op = nullptr;
     const auto channels = static_cast<size_t>(in_shape[1]);
     c.check(xnn_create_resize_bilinear2d_nhwc_f32(channels, channels, channels, *flags, &op),
@@ -183,11 +148,9 @@ void plan_resize(NodeContext& c) {
   std::vector<Pass> passes;
   for (size_t k = rank; k-- > 0;) {
     const int dim = layout[k];
-    const double scale = scales.empty() ? static_cast<double>(out_shape[dim]) / in_shape[dim] : scales[dim];
-    if (in_shape[dim] == out_shape[dim] && (scales.empty() || scale == 1.0)) continue;
-    if (in_shape[dim] == 0 || out_shape[dim] == 0) continue;
+    if (!params.resizes_axis(static_cast<size_t>(dim), in_shape[dim])) continue;
     Pass pass{1, static_cast<size_t>(in_shape[dim]), static_cast<size_t>(out_shape[dim]), 1,
-              taps_for(o, in_shape[dim], out_shape[dim], scale)};
+              taps_for(params, static_cast<size_t>(dim), in_shape[dim])};
     for (size_t m = 0; m < rank; ++m) {
       if (m < k) pass.outer *= static_cast<size_t>(current[m]);
       if (m > k) pass.inner *= static_cast<size_t>(current[m]);

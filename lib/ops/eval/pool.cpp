@@ -40,23 +40,6 @@ void max_pool2d(const Node& node, std::span<const ConstView> in, std::span<const
       }
 }
 
-// Taps of the window starting at `start` that lie in [0, size) and, for count_include_pad, in the
-// padded input [-pad_begin, size + pad_end) (a ceil_mode window may reach past the padding and
-// those taps are not counted, as in PyTorch).
-struct TapCounts {
-  int64_t valid = 0;
-  int64_t padded = 0;
-};
-TapCounts count_taps(const Window2d& window, int axis, int64_t start, int64_t size) {
-  TapCounts counts;
-  for (int64_t k = 0; k < window.kernel[axis]; ++k) {
-    const int64_t i = start + k;
-    if (i >= 0 && i < size) ++counts.valid;
-    if (i >= -window.pad_begin[axis] && i < size + window.pad_end[axis]) ++counts.padded;
-  }
-  return counts;
-}
-
 // y[n][c][oh][ow] = (sum of the taps on the input) / (number of taps on the input, or with
 // count_include_pad the number of taps on the padded input).
 void avg_pool2d(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
@@ -71,10 +54,10 @@ void avg_pool2d(const Node& node, std::span<const ConstView> in, std::span<const
   for (int64_t p = 0; p < planes; ++p)
     for (int64_t oh = 0; oh < ys[2]; ++oh) {
       const int64_t top = oh * window.stride[0] - window.pad_begin[0];
-      const TapCounts rows = count_taps(window, 0, top, height);
+      const WindowTaps rows = window_taps(window, 0, top, height);
       for (int64_t ow = 0; ow < ys[3]; ++ow) {
         const int64_t left = ow * window.stride[1] - window.pad_begin[1];
-        const TapCounts columns = count_taps(window, 1, left, width);
+        const WindowTaps columns = window_taps(window, 1, left, width);
         double sum = 0;
         for (int64_t ih = std::max<int64_t>(top, 0); ih < std::min(top + window.kernel[0], height); ++ih)
           for (int64_t iw = std::max<int64_t>(left, 0); iw < std::min(left + window.kernel[1], width); ++iw)

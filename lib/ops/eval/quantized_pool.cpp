@@ -10,17 +10,6 @@
 namespace mt::reference {
 namespace {
 
-// Taps of one window axis on the input and on the padded input.
-std::pair<int64_t, int64_t> taps(const Window2d& window, int axis, int64_t start, int64_t size) {
-  int64_t valid = 0, padded = 0;
-  for (int64_t k = 0; k < window.kernel[axis]; ++k) {
-    const int64_t i = start + k;
-    valid += i >= 0 && i < size;
-    padded += i >= -window.pad_begin[axis] && i < size + window.pad_end[axis];
-  }
-  return {valid, padded};
-}
-
 void avg_pool2d(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
   const auto [x_scale, x_zero] = per_tensor_quant(node, *in[0].info);
   const auto [y_scale, y_zero] = per_tensor_quant(node, *out[0].info);
@@ -34,15 +23,15 @@ void avg_pool2d(const Node& node, std::span<const ConstView> in, std::span<const
   for (int64_t p = 0; p < planes; ++p)
     for (int64_t oh = 0; oh < ys[2]; ++oh) {
       const int64_t top = oh * window.stride[0] - window.pad_begin[0];
-      const auto rows = taps(window, 0, top, height);
+      const WindowTaps rows = window_taps(window, 0, top, height);
       for (int64_t ow = 0; ow < ys[3]; ++ow) {
         const int64_t left = ow * window.stride[1] - window.pad_begin[1];
-        const auto columns = taps(window, 1, left, width);
+        const WindowTaps columns = window_taps(window, 1, left, width);
         int32_t acc = 0;
         for (int64_t ih = std::max<int64_t>(top, 0); ih < std::min(top + window.kernel[0], height); ++ih)
           for (int64_t iw = std::max<int64_t>(left, 0); iw < std::min(left + window.kernel[1], width); ++iw)
             acc += x[(p * height + ih) * width + iw] - x_zero;
-        const int64_t count = include_pad ? rows.second * columns.second : rows.first * columns.first;
+        const int64_t count = include_pad ? rows.padded * columns.padded : rows.valid * columns.valid;
         const float multiplier = x_scale / (static_cast<float>(count) * y_scale);
         y[(p * ys[2] + oh) * ys[3] + ow] = requantize(acc, multiplier, y_zero, -128, 127);
       }

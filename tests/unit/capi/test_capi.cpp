@@ -9,7 +9,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,51 +16,27 @@
 #include <unistd.h>
 
 #include "lib/format/model_file.h"
-#include "lib/ops/registry.h"
+#include "tests/unit/test_graph.h"
 
 namespace {
 
 constexpr size_t kInputFloats = 3 * 16 * 16, kOutputFloats = 10;
 
-std::vector<float> random_floats(size_t count, uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> distribution(-1.0f, 1.0f);
-  std::vector<float> values(count);
-  for (float& v : values) v = distribution(generator);
-  return values;
-}
+using mt::test::random_floats;
 
 // x[1,3,16,16] -> conv 3x3 (8 channels) -> relu -> max pool -> reshape [1,512] -> linear (10 outputs) = y.
 std::vector<std::byte> model_bytes() {
   using namespace mt;
-  Graph graph;
-  uint32_t seed = 1;
-  auto constant = [&](const std::string& name, Shape shape) {
-    TensorInfo info{.name = name, .dtype = DType::f32, .shape = shape};
-    const auto values = random_floats(static_cast<size_t>(numel(shape)), seed++);
-    info.data = ConstData::copy_of(values.data(), values.size() * sizeof(float));
-    graph.add_tensor(std::move(info));
-    return name;
-  };
-  auto node = [&](const std::string& name, const std::string& op, std::vector<std::string> inputs, Attributes attrs) {
-    Node n{.name = name, .op = op, .inputs = std::move(inputs), .outputs = {name}, .attrs = std::move(attrs)};
-    std::vector<const TensorInfo*> infos;
-    for (const auto& in : n.inputs) infos.push_back(&graph.tensor(in));
-    const auto types = infer_node(n, infos);
-    graph.add_tensor(TensorInfo{.name = name, .dtype = types[0].dtype, .shape = types[0].shape});
-    graph.nodes.push_back(std::move(n));
-    return name;
-  };
-  graph.add_tensor(TensorInfo{.name = "x", .dtype = DType::f32, .shape = {1, 3, 16, 16}});
-  graph.inputs = {"x"};
-  auto h = node("conv", "conv2d", {"x", constant("w1", {8, 3, 3, 3}), constant("b1", {8})}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
-  h = node("relu", "relu", {h}, {});
-  h = node("pool", "max_pool2d", {h}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
-  h = node("flat", "reshape", {h}, {{"shape", std::vector<int64_t>{1, 512}}});
-  h = node("y", "linear", {h, constant("w2", {10, 512}), constant("b2", {10})}, {});
-  graph.outputs = {h};
-  graph.validate();
-  return encode_model(graph);
+  test::TestGraph g;
+  std::vector<int64_t> pads{1, 1, 1, 1}, two{2, 2};
+  auto h =
+      g.node("conv", "conv2d", {g.input("x", {1, 3, 16, 16}), g.constant("w1", {8, 3, 3, 3}), g.constant("b1", {8})},
+             {{"pads", pads}});
+  h = g.node("relu", "relu", {h});
+  h = g.node("pool", "max_pool2d", {h}, {{"kernel_shape", two}, {"strides", two}});
+  h = g.node("flat", "reshape", {h}, {{"shape", std::vector<int64_t>{1, 512}}});
+  h = g.node("y", "linear", {h, g.constant("w2", {10, 512}), g.constant("b2", {10})});
+  return encode_model(g.finish({h}));
 }
 
 mt_model* open_test_model() {

@@ -5,23 +5,20 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <thread>
 #include <vector>
 
 #include "lib/core/error.h"
 #include "lib/format/model_file.h"
-#include "lib/ops/registry.h"
+#include "tests/unit/test_graph.h"
 #include "lib/runtime/backend_registry.h"
 
 namespace mt {
 namespace {
 
+// `floats` random floats in [-1, 1) as bytes.
 std::vector<std::byte> random_bytes(size_t floats, uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> distribution(-1.0f, 1.0f);
-  std::vector<float> values(floats);
-  for (float& v : values) v = distribution(generator);
+  const std::vector<float> values = test::random_floats(floats, seed);
   std::vector<std::byte> bytes(floats * sizeof(float));
   std::memcpy(bytes.data(), values.data(), bytes.size());
   return bytes;
@@ -30,35 +27,18 @@ std::vector<std::byte> random_bytes(size_t floats, uint32_t seed) {
 // x[1,3,16,16] -> conv 3x3 (8 channels) -> relu -> conv 3x3 stride 2 (16 channels) -> max pool
 // -> reshape [1,256] -> linear (10 outputs): enough different kernels to share state if any did.
 Graph make_model() {
-  Graph graph;
-  uint32_t seed = 1;
-  auto constant = [&](const std::string& name, Shape shape) {
-    TensorInfo info{.name = name, .dtype = DType::f32, .shape = shape};
-    const auto bytes = random_bytes(static_cast<size_t>(numel(shape)), seed++);
-    info.data = ConstData::copy_of(bytes.data(), bytes.size());
-    graph.add_tensor(std::move(info));
-    return name;
-  };
-  auto node = [&](const std::string& name, const std::string& op, std::vector<std::string> inputs, Attributes attrs) {
-    Node n{.name = name, .op = op, .inputs = std::move(inputs), .outputs = {name}, .attrs = std::move(attrs)};
-    std::vector<const TensorInfo*> infos;
-    for (const auto& in : n.inputs) infos.push_back(&graph.tensor(in));
-    const auto types = infer_node(n, infos);
-    graph.add_tensor(TensorInfo{.name = name, .dtype = types[0].dtype, .shape = types[0].shape});
-    graph.nodes.push_back(std::move(n));
-    return name;
-  };
-  graph.add_tensor(TensorInfo{.name = "x", .dtype = DType::f32, .shape = {1, 3, 16, 16}});
-  graph.inputs = {"x"};
-  auto h = node("conv1", "conv2d", {"x", constant("w1", {8, 3, 3, 3}), constant("b1", {8})}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
-  h = node("relu1", "relu", {h}, {});
-  h = node("conv2", "conv2d", {h, constant("w2", {16, 8, 3, 3}), constant("b2", {16})},
-           {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"strides", std::vector<int64_t>{2, 2}}});
-  h = node("pool", "max_pool2d", {h}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
-  h = node("flat", "reshape", {h}, {{"shape", std::vector<int64_t>{1, 256}}});
-  h = node("fc", "linear", {h, constant("w3", {10, 256}), constant("b3", {10})}, {});
-  graph.outputs = {h};
-  graph.validate();
+  test::TestGraph g;
+  std::vector<int64_t> pads{1, 1, 1, 1}, two{2, 2};
+  auto h =
+      g.node("conv1", "conv2d", {g.input("x", {1, 3, 16, 16}), g.constant("w1", {8, 3, 3, 3}), g.constant("b1", {8})},
+             {{"pads", pads}});
+  h = g.node("relu1", "relu", {h});
+  h = g.node("conv2", "conv2d", {h, g.constant("w2", {16, 8, 3, 3}), g.constant("b2", {16})},
+             {{"pads", pads}, {"strides", two}});
+  h = g.node("pool", "max_pool2d", {h}, {{"kernel_shape", two}, {"strides", two}});
+  h = g.node("flat", "reshape", {h}, {{"shape", std::vector<int64_t>{1, 256}}});
+  h = g.node("fc", "linear", {h, g.constant("w3", {10, 256}), g.constant("b3", {10})});
+  const Graph graph = g.finish({h});
   // Loaded once, the way the tools load it: weights point into one shared block of file bytes.
   const auto bytes = encode_model(graph);
   auto block = std::make_shared<std::vector<std::byte>>(bytes);

@@ -8,57 +8,26 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/reference/reference_backend.h"
 #include "lib/ops/registry.h"
+#include "tests/unit/host_tensor.h"
 
 namespace mt::test {
-
-struct Host {
-  DType dtype = DType::f32;
-  Shape shape;
-  std::vector<std::byte> bytes;
-
-  template <typename T>
-  static Host of(DType dtype, Shape shape, const std::vector<T>& values) {
-    Host h{dtype, std::move(shape), std::vector<std::byte>(values.size() * sizeof(T))};
-    REQUIRE(static_cast<int64_t>(values.size()) == numel(h.shape));
-    if (!values.empty()) std::memcpy(h.bytes.data(), values.data(), h.bytes.size());
-    return h;
-  }
-  template <typename T>
-  std::vector<T> values() const {
-    std::vector<T> v(bytes.size() / sizeof(T));
-    if (!v.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-    return v;
-  }
-};
-
-// Deterministic values in [low, high).
-inline Host random(Shape shape, uint32_t seed, float low = -1.0f, float high = 1.0f) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> distribution(low, high);
-  std::vector<float> values(static_cast<size_t>(numel(shape)));
-  for (float& v : values) v = distribution(generator);
-  return Host::of(DType::f32, std::move(shape), values);
-}
-inline Host floats(Shape shape, const std::vector<float>& values) { return Host::of(DType::f32, std::move(shape), values); }
-inline Host i64s(Shape shape, const std::vector<int64_t>& values) { return Host::of(DType::i64, std::move(shape), values); }
 
 class GraphBuilder {
  public:
   // A graph input fed with `value` when the graph runs.
-  std::string input(const std::string& name, Host value) {
+  std::string input(const std::string& name, HostTensor value) {
     graph.add_tensor(TensorInfo{.name = name, .dtype = value.dtype, .shape = value.shape});
     graph.inputs.push_back(name);
     feeds.emplace(name, std::move(value));
     return name;
   }
-  std::string constant(const std::string& name, const Host& value) {
+  std::string constant(const std::string& name, const HostTensor& value) {
     TensorInfo info{.name = name, .dtype = value.dtype, .shape = value.shape};
     info.data = ConstData::copy_of(value.bytes.data(), value.bytes.size());
     graph.add_tensor(std::move(info));
@@ -85,28 +54,28 @@ class GraphBuilder {
   void output(const std::string& name) { graph.outputs.push_back(name); }
 
   Graph graph;
-  std::map<std::string, Host> feeds;
+  std::map<std::string, HostTensor> feeds;
 };
 
 // Runs `graph` on `backend` planned with `options`, feeding graph inputs from `feeds`; returns the
 // outputs.
-inline std::vector<Host> run_graph(const Backend& backend, const Graph& graph, const std::map<std::string, Host>& feeds,
-                                   const PlanOptions& options) {
+inline std::vector<HostTensor> run_graph(const Backend& backend, const Graph& graph,
+                                         const std::map<std::string, HostTensor>& feeds, const PlanOptions& options) {
   graph.validate();
   auto plan = backend.plan(graph, options);
   for (size_t i = 0; i < graph.inputs.size(); ++i) plan->bind_input(i, feeds.at(graph.inputs[i]).bytes.data());
   plan->run();
-  std::vector<Host> results;
+  std::vector<HostTensor> results;
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     const TensorInfo& info = graph.tensor(graph.outputs[i]);
-    Host h{info.dtype, info.shape, std::vector<std::byte>(info.byte_size())};
+    HostTensor h{info.dtype, info.shape, std::vector<std::byte>(info.byte_size())};
     if (!h.bytes.empty()) std::memcpy(h.bytes.data(), plan->output_data(i), h.bytes.size());
     results.push_back(std::move(h));
   }
   return results;
 }
-inline std::vector<Host> run_graph(const Backend& backend, const Graph& graph, const std::map<std::string, Host>& feeds,
-                                   int threads = 1) {
+inline std::vector<HostTensor> run_graph(const Backend& backend, const Graph& graph,
+                                         const std::map<std::string, HostTensor>& feeds, int threads = 1) {
   PlanOptions options;
   options.threads = threads;
   return run_graph(backend, graph, feeds, options);
@@ -122,7 +91,7 @@ inline const Backend& reference_backend() {
 }
 
 // |actual - expected| <= atol + rtol * |expected| everywhere (NaN and infinities must match).
-inline void check_close(const Host& actual, const Host& expected, double atol, double rtol) {
+inline void check_close(const HostTensor& actual, const HostTensor& expected, double atol, double rtol) {
   REQUIRE(actual.dtype == expected.dtype);
   REQUIRE(actual.shape == expected.shape);
   if (actual.dtype != DType::f32) {

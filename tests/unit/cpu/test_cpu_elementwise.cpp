@@ -62,7 +62,7 @@ TEST_CASE("cpu: unary activations after a convolution (NHWC)") {
     // An identity 1x1 convolution: the values keep their range (log, sqrt) but live in NHWC.
     std::vector<float> eye(9, 0.0f);
     eye[0] = eye[4] = eye[8] = 1.0f;
-    const auto w = b.constant("w", floats({3, 3, 1, 1}, eye));
+    const auto w = b.constant("w", f32({3, 3, 1, 1}, eye));
     const auto y = b.op("conv2d", {x, w});
     b.output(b.op(u.op, {y}, u.attrs));
     check_against_reference(b, 2e-6, 2e-6);
@@ -78,7 +78,7 @@ TEST_CASE("cpu: prelu with per-channel, scalar and general slopes") {
   }
   SUBCASE("scalar slope") {
     GraphBuilder b;
-    b.output(b.op("prelu", {b.input("x", random({2, 3, 4}, 1)), b.constant("s", floats({1}, {0.25f}))}));
+    b.output(b.op("prelu", {b.input("x", random({2, 3, 4}, 1)), b.constant("s", f32({1}, {0.25f}))}));
     check_against_reference(b);
   }
   SUBCASE("slope varying along an outer dim, computed at run time") {
@@ -104,7 +104,7 @@ TEST_CASE("cpu: binary ops with broadcasting") {
       GraphBuilder b;
       const bool positive = std::string(op) == "pow";
       const auto x = b.input("a", random(c.a, 5, positive ? 0.1f : -2.0f, 2.0f));
-      const Host other = random(c.b, 6, 0.5f, 2.0f);
+      const HostTensor other = random(c.b, 6, 0.5f, 2.0f);
       const auto y = c.b_constant ? b.constant("b", other) : b.input("b", other);
       b.output(b.op(op, {x, y}));
       check_against_reference(b, 1e-5, 1e-5);
@@ -137,14 +137,14 @@ TEST_CASE("cpu: integer arithmetic wraps and divides toward zero") {
   for (const char* op : {"add", "sub", "mul", "div", "max", "min"}) {
     INFO(std::string(op));
     GraphBuilder b;
-    const auto x = b.input("a", i64s({2, 3}, {7, -7, 9, INT64_MAX, -100, 0}));
-    b.output(b.op(op, {x, b.constant("b", i64s({3}, {2, 2, -4}))}));
+    const auto x = b.input("a", i64({2, 3}, {7, -7, 9, INT64_MAX, -100, 0}));
+    b.output(b.op(op, {x, b.constant("b", i64({3}, {2, 2, -4}))}));
     check_against_reference(b);
   }
 }
 
 TEST_CASE("cpu: cast between dtypes") {
-  const Host values = floats({2, 4}, {-2.7f, -0.5f, 0.0f, 0.5f, 1.5f, 2.5f, 300.7f, 65520.0f});
+  const HostTensor values = f32({2, 4}, {-2.7f, -0.5f, 0.0f, 0.5f, 1.5f, 2.5f, 300.7f, 65520.0f});
   for (const char* to : {"float32", "float16", "int64", "int32", "int8", "uint8", "bool"}) {
     INFO(std::string(to));
     GraphBuilder b;

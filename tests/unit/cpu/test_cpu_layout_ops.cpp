@@ -117,8 +117,8 @@ TEST_CASE("cpu: slice with steps, negative indices and clamping") {
 
 TEST_CASE("cpu: gather, expand, pad") {
   for_both_layouts([](GraphBuilder& b, const std::string& x) {
-    b.output(b.op("gather", {x, b.constant("i", i64s({2, 2}, {0, -1, 2, 1}))}, {{"axis", integer(1)}}));
-    b.output(b.op("gather", {x, b.constant("j", i64s({}, {3}))}, {{"axis", integer(3)}}));
+    b.output(b.op("gather", {x, b.constant("i", i64({2, 2}, {0, -1, 2, 1}))}, {{"axis", integer(1)}}));
+    b.output(b.op("gather", {x, b.constant("j", i64({}, {3}))}, {{"axis", integer(3)}}));
     b.output(b.op("expand", {b.op("slice", {x}, {{"starts", ints({0})}, {"ends", ints({1})}, {"axes", ints({2})}})},
                   {{"shape", ints({3, 2, 4, 2, 6})}}));
     b.output(b.op("pad", {x}, {{"pads", ints({0, 1, 2, 0, 1, 0, 1, 3})}, {"value", real(0.5)}}));
@@ -128,7 +128,7 @@ TEST_CASE("cpu: gather, expand, pad") {
   });
   SUBCASE("computed indices") {
     GraphBuilder b;
-    b.output(b.op("gather", {b.input("d", random({4, 3}, 1)), b.input("i", i64s({3}, {3, 0, -2}))}));
+    b.output(b.op("gather", {b.input("d", random({4, 3}, 1)), b.input("i", i64({3}, {3, 0, -2}))}));
     check_against_reference(b);
   }
 }

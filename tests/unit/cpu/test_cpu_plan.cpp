@@ -91,19 +91,19 @@ TEST_CASE("cpu plan: caller-bound outputs, rebinding and reruns") {
   b.output(y);  // an intermediate that is also read by the relu
   b.graph.validate();
   auto plan = cpu_backend().plan(b.graph, PlanOptions{});
-  const Host second = random({1, 3, 6, 6}, 9);
+  const HostTensor second = random({1, 3, 6, 6}, 9);
 
   std::vector<float> out0(4 * 36, -7.0f), out1(4 * 36, -7.0f);
   plan->bind_output(0, out0.data());
   plan->bind_output(1, out1.data());
-  const Host& first = b.feeds.at("x");
-  for (const Host* feed : {&first, &second}) {
+  const HostTensor& first = b.feeds.at("x");
+  for (const HostTensor* feed : {&first, &second}) {
     plan->bind_input(0, feed->bytes.data());
     plan->run();
-    std::map<std::string, Host> feeds{{"x", *feed}};
+    std::map<std::string, HostTensor> feeds{{"x", *feed}};
     const auto expected = run_graph(reference_backend(), b.graph, feeds);
-    check_close(Host::of(DType::f32, {1, 4, 6, 6}, out0), expected[0], 1e-5, 1e-5);
-    check_close(Host::of(DType::f32, {1, 4, 6, 6}, out1), expected[1], 1e-5, 1e-5);
+    check_close(HostTensor::of(DType::f32, {1, 4, 6, 6}, out0), expected[0], 1e-5, 1e-5);
+    check_close(HostTensor::of(DType::f32, {1, 4, 6, 6}, out1), expected[1], 1e-5, 1e-5);
     CHECK(plan->output_data(0) == out0.data());
   }
   // Unbinding returns the output to plan memory.
@@ -165,7 +165,7 @@ TEST_CASE("cpu check_node: precise reasons") {
   const auto x = b.input("x", random({1, 3, 8, 8}, 1));
   const auto w = b.input("w", random({3, 4, 1, 1}, 2));
   const auto conv = b.op("conv_transpose2d", {x, w});
-  const auto i = b.input("i", Host::of(DType::i8, {4}, std::vector<int8_t>{1, 2, 3, 4}));
+  const auto i = b.input("i", HostTensor::of(DType::i8, {4}, std::vector<int8_t>{1, 2, 3, 4}));
   const auto relu = b.op("relu", {i});
   b.output(conv);
   b.output(relu);

@@ -8,14 +8,14 @@
 namespace mt::test {
 namespace {
 
-Host to_nhwc(const Host& nchw) {
+HostTensor to_nhwc(const HostTensor& nchw) {
   const auto n = nchw.shape[0], c = nchw.shape[1], h = nchw.shape[2], w = nchw.shape[3];
   const auto from = nchw.values<float>();
   std::vector<float> to(from.size());
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t p = 0; p < h * w; ++p) to[static_cast<size_t>((b * h * w + p) * c + ch)] = from[static_cast<size_t>((b * c + ch) * h * w + p)];
-  return floats({n, h, w, c}, to);
+  return f32({n, h, w, c}, to);
 }
 
 std::vector<float> counting(size_t count) {
@@ -40,7 +40,7 @@ GraphBuilder small_network() {
   return b;
 }
 
-void check_outputs(const std::vector<Host>& actual, const std::vector<Host>& expected) {
+void check_outputs(const std::vector<HostTensor>& actual, const std::vector<HostTensor>& expected) {
   REQUIRE(actual.size() == expected.size());
   for (size_t i = 0; i < actual.size(); ++i) check_close(actual[i], expected[i], 1e-5, 1e-5);
 }
@@ -50,7 +50,7 @@ void check_outputs(const std::vector<Host>& actual, const std::vector<Host>& exp
 TEST_CASE("cpu prepack: conv2d weights become OHWI, values moved as XNNPACK reads them") {
   GraphBuilder b;
   const auto x = b.input("x", random({1, 3, 5, 5}, 1));
-  b.output(b.op("conv2d", {x, b.constant("w", floats({2, 3, 2, 2}, counting(24)))}));
+  b.output(b.op("conv2d", {x, b.constant("w", f32({2, 3, 2, 2}, counting(24)))}));
   const cpu::PrepackStats stats = cpu::prepack_graph(b.graph, PrepackOptions{});
   CHECK(stats.weights_reordered == 1);
   CHECK(stats.inputs_nhwc == 0);
@@ -70,11 +70,11 @@ TEST_CASE("cpu prepack: conv2d weights become OHWI, values moved as XNNPACK read
 
 TEST_CASE("cpu prepack: int8 conv2d weights become OHWI byte by byte; their per-channel parameters stay") {
   GraphBuilder b;
-  const auto x = b.input("x", Host::of(DType::i8, {1, 3, 4, 4}, std::vector<int8_t>(48, 1)));
+  const auto x = b.input("x", HostTensor::of(DType::i8, {1, 3, 4, 4}, std::vector<int8_t>(48, 1)));
   b.graph.tensor(x).quant = QuantParams{.scales = {0.5f}, .zero_points = {0}};
   std::vector<int8_t> values(24);
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int8_t>(i);
-  const auto w = b.constant("w", Host::of(DType::i8, {2, 3, 2, 2}, values));
+  const auto w = b.constant("w", HostTensor::of(DType::i8, {2, 3, 2, 2}, values));
   const QuantParams per_channel{.scales = {0.1f, 0.2f}, .zero_points = {0, 0}, .axis = 0};
   b.graph.tensor(w).quant = per_channel;
   b.output(b.op("conv2d", {x, w}));
@@ -91,7 +91,7 @@ TEST_CASE("cpu prepack: int8 conv2d weights become OHWI byte by byte; their per-
 TEST_CASE("cpu prepack: conv_transpose2d weights [I, O, kH, kW] become [O, kH, kW, I]") {
   GraphBuilder b;
   const auto x = b.input("x", random({1, 2, 3, 3}, 1));
-  b.output(b.op("conv_transpose2d", {x, b.constant("w", floats({2, 3, 1, 2}, counting(12)))}));
+  b.output(b.op("conv_transpose2d", {x, b.constant("w", f32({2, 3, 1, 2}, counting(12)))}));
   cpu::prepack_graph(b.graph, PrepackOptions{});
   REQUIRE(b.graph.tensor("w").layout == "ohwi");
   const auto packed = b.graph.tensor("w").data.as<float>();

@@ -235,9 +235,9 @@ TEST_CASE("cpu int8 vnni: PlanOptions::int8_vnni = false plans XNNPACK's int8 co
   std::vector<int8_t> input(16 * 25), weights(24 * 16);
   for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int8_t>(i * 7 % 41 - 20);
   for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<int8_t>(i * 5 % 37 - 18);
-  const auto x = b.input("x", Host::of(DType::i8, {1, 16, 5, 5}, input));
+  const auto x = b.input("x", HostTensor::of(DType::i8, {1, 16, 5, 5}, input));
   b.graph.tensor(x).quant = QuantParams{.scales = {0.05f}, .zero_points = {3}};
-  const auto w = b.constant("w", Host::of(DType::i8, {24, 16, 1, 1}, weights));
+  const auto w = b.constant("w", HostTensor::of(DType::i8, {24, 16, 1, 1}, weights));
   b.graph.tensor(w).quant = QuantParams{.scales = std::vector<float>(24, 0.02f), .zero_points = std::vector<int32_t>(24, 0), .axis = 0};
   const auto y = b.op("conv2d", {x, w});
   b.graph.tensor(y).quant = QuantParams{.scales = {0.1f}, .zero_points = {-2}};

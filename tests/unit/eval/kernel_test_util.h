@@ -13,37 +13,9 @@
 
 #include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
+#include "tests/unit/host_tensor.h"
 
 namespace mt::test {
-
-// A tensor in host memory: dtype, shape and row-major bytes.
-struct HostTensor {
-  DType dtype = DType::f32;
-  Shape shape;
-  std::vector<std::byte> bytes;
-
-  template <typename T>
-  static HostTensor of(DType dtype, Shape shape, const std::vector<T>& values) {
-    REQUIRE(sizeof(T) == dtype_size(dtype));
-    REQUIRE(static_cast<int64_t>(values.size()) == numel(shape));
-    HostTensor tensor{dtype, std::move(shape), std::vector<std::byte>(values.size() * sizeof(T))};
-    if (!values.empty()) std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
-    return tensor;
-  }
-
-  template <typename T>
-  std::vector<T> values() const {
-    REQUIRE(sizeof(T) == dtype_size(dtype));
-    std::vector<T> result(bytes.size() / sizeof(T));
-    if (!result.empty()) std::memcpy(result.data(), bytes.data(), bytes.size());
-    return result;
-  }
-  std::vector<float> floats() const { return values<float>(); }
-};
-
-inline HostTensor f32(Shape shape, const std::vector<float>& values) { return HostTensor::of(DType::f32, shape, values); }
-inline HostTensor i64(Shape shape, const std::vector<int64_t>& values) { return HostTensor::of(DType::i64, shape, values); }
-inline HostTensor i32(Shape shape, const std::vector<int32_t>& values) { return HostTensor::of(DType::i32, shape, values); }
 
 // Runs `op` on `inputs` (nullopt = absent optional input) with `attrs`, producing `num_outputs`
 // outputs. Shape inference errors propagate as mt::Error; a missing kernel fails the test.

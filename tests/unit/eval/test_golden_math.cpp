@@ -11,28 +11,21 @@
 
 namespace {
 
-struct GoldenTensor {
-  mt::Shape shape;
-  std::vector<float> values;
-};
-
-#include "tests/unit/eval/golden_math.inc"
-
 using namespace mt;
 using namespace mt::test;
 
-namespace g = golden_math;
+#include "tests/unit/eval/golden_math.inc"
 
-HostTensor host(const GoldenTensor& golden) { return f32(golden.shape, golden.values); }
+namespace g = golden_math;
 
 // PyTorch computes in float32 and the reference in double, so they agree to a few float ulps:
 // |actual - expected| <= tolerance * max(1, |expected|).
-void check_golden(const HostTensor& actual, const GoldenTensor& expected, double tolerance = 2e-6) {
+void check_golden(const HostTensor& actual, const HostTensor& expected, double tolerance = 2e-6) {
   CHECK(actual.shape == expected.shape);
-  const std::vector<float> values = actual.floats();
-  REQUIRE(values.size() == expected.values.size());
+  const std::vector<float> values = actual.floats(), expected_values = expected.floats();
+  REQUIRE(values.size() == expected_values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    const double e = expected.values[i];
+    const double e = expected_values[i];
     INFO("element ", i, ": got ", values[i], ", PyTorch ", e);
     CHECK(std::abs(values[i] - e) <= tolerance * std::max(1.0, std::abs(e)));
   }
@@ -41,7 +34,7 @@ void check_golden(const HostTensor& actual, const GoldenTensor& expected, double
 }  // namespace
 
 TEST_CASE("golden: unary activations match PyTorch") {
-  const HostTensor x = host(g::unary_x);
+  const HostTensor x = g::unary_x;
   check_golden(run_op("relu", {x}), g::relu);
   check_golden(run_op("sigmoid", {x}), g::sigmoid);
   check_golden(run_op("tanh", {x}), g::tanh);
@@ -56,21 +49,21 @@ TEST_CASE("golden: unary activations match PyTorch") {
   check_golden(run_op("leaky_relu", {x}), g::leaky_relu);
   check_golden(run_op("hardsigmoid", {x}, {{"alpha", 1.0 / 6.0}, {"beta", 0.5}}), g::hardsigmoid);
   check_golden(run_op("clamp", {x}, {{"min", -2.0}, {"max", 3.0}}), g::hardtanh);
-  const HostTensor p = host(g::positive_x);
+  const HostTensor p = g::positive_x;
   check_golden(run_op("log", {p}), g::log);
   check_golden(run_op("sqrt", {p}), g::sqrt);
   check_golden(run_op("reciprocal", {p}), g::reciprocal);
-  check_golden(run_op("prelu", {host(g::prelu_x), host(g::prelu_slope)}), g::prelu);
+  check_golden(run_op("prelu", {g::prelu_x, g::prelu_slope}), g::prelu);
 }
 
 TEST_CASE("golden: broadcast binary ops match PyTorch") {
-  check_golden(run_op("pow", {host(g::binary_a), host(g::binary_b)}), g::pow);
-  check_golden(run_op("div", {host(g::binary_a), host(g::binary_b)}), g::div);
-  check_golden(run_op("max", {host(g::binary_a), host(g::binary_b)}), g::maximum);
+  check_golden(run_op("pow", {g::binary_a, g::binary_b}), g::pow);
+  check_golden(run_op("div", {g::binary_a, g::binary_b}), g::div);
+  check_golden(run_op("max", {g::binary_a, g::binary_b}), g::maximum);
 }
 
 TEST_CASE("golden: reductions and softmax match PyTorch") {
-  const HostTensor x = host(g::reduce_x);
+  const HostTensor x = g::reduce_x;
   auto axes = [](std::vector<int64_t> list, int64_t keepdims) {
     return Attributes{{"axes", std::move(list)}, {"keepdims", keepdims}};
   };
@@ -83,15 +76,14 @@ TEST_CASE("golden: reductions and softmax match PyTorch") {
 }
 
 TEST_CASE("golden: layer_norm and batch_norm match PyTorch") {
-  check_golden(run_op("layer_norm", {host(g::layer_norm_x), host(g::layer_norm_scale), host(g::layer_norm_bias)},
-                      {{"axis", int64_t{1}}}),
+  check_golden(run_op("layer_norm", {g::layer_norm_x, g::layer_norm_scale, g::layer_norm_bias}, {{"axis", int64_t{1}}}),
                g::layer_norm_axis1, 1e-5);
-  check_golden(run_op("batch_norm", {host(g::batch_norm_x), host(g::batch_norm_scale), host(g::batch_norm_bias),
-                                     host(g::batch_norm_mean), host(g::batch_norm_var)}),
+  check_golden(run_op("batch_norm", {g::batch_norm_x, g::batch_norm_scale, g::batch_norm_bias, g::batch_norm_mean,
+                                     g::batch_norm_var}),
                g::batch_norm, 1e-5);
 }
 
 TEST_CASE("golden: linear and matmul match PyTorch") {
-  check_golden(run_op("linear", {host(g::linear_x), host(g::linear_w), host(g::linear_b)}), g::linear, 1e-5);
-  check_golden(run_op("matmul", {host(g::matmul_a), host(g::matmul_b)}), g::matmul, 1e-5);
+  check_golden(run_op("linear", {g::linear_x, g::linear_w, g::linear_b}), g::linear, 1e-5);
+  check_golden(run_op("matmul", {g::matmul_a, g::matmul_b}), g::matmul, 1e-5);
 }
