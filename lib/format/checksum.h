@@ -6,8 +6,8 @@
 // to one lane's words (any single byte, any burst of up to 32 bits inside an 8-byte word) changes
 // exactly one lane's CRC and is detected with certainty, not just with probability 1 - 2^-64.
 //
-// multiply_rotate (formats 1 to 3): four multiply-rotate lanes over 32-byte stripes, ~1 GB/s; kept
-// to read older files.
+// multiply_rotate (formats 1 to 3): four multiply-rotate lanes over 32-byte stripes, half the
+// speed of crc32c_lanes in cache (docs/benchmarks.md); kept to read older files.
 #pragma once
 
 #include <cstddef>
