@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <thread>
@@ -18,6 +19,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// CPU seconds of the whole process (every thread): what loading and planning cost, which other work
+// on a shared machine hardly moves, unlike wall-clock time.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 void cool_down(double seconds) {
   if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
@@ -53,9 +62,11 @@ BenchResult run_benchmark(const Backend& backend, const BenchOptions& options, c
 
   // Load: what a deployed program pays before it can plan (map the file, decode, validate).
   const auto load_start = Clock::now();
+  const double load_cpu_start = process_cpu_seconds();
   const InputBytes bytes = read_input(options.model_path);
   const Graph graph = decode_model(bytes);
   result.load_seconds = seconds_since(load_start);
+  result.load_cpu_seconds = process_cpu_seconds() - load_cpu_start;
   result.model.sha256 = sha256_hex(bytes.bytes());
   result.model.file_bytes = bytes.size;
   result.model.nodes = graph.nodes.size();
@@ -72,8 +83,10 @@ BenchResult run_benchmark(const Backend& backend, const BenchOptions& options, c
   if (plan_options.precision.empty()) plan_options.precision = default_precision(graph);
   result.options.plan.precision = plan_options.precision;  // what the report shows: the precision planned in
   const auto plan_start = Clock::now();
+  const double plan_cpu_start = process_cpu_seconds();
   const std::unique_ptr<ExecutionPlan> plan = backend.plan(graph, plan_options);
   result.plan_seconds = seconds_since(plan_start);
+  result.plan_cpu_seconds = process_cpu_seconds() - plan_cpu_start;
   for (size_t i = 0; i < inputs.size(); ++i) plan->bind_input(i, inputs[i].data.data());
   plan->reuse_unchanged_inputs(true);  // the same inputs every run: vulkan copies them once (mt-bench(1))
   result.memory = plan->memory();

@@ -57,6 +57,7 @@ struct BenchResult {
   SystemInfo system;
   double load_seconds = 0;   // read (mmap or stdin) + decode + validate
   double plan_seconds = 0;   // Backend::plan
+  double load_cpu_seconds = 0, plan_cpu_seconds = 0;  // the same in CPU time of the process (all threads)
   double first_run_seconds = 0;
   int warmup_runs = 0;
   LatencyStats latency;      // steady-state runs, seconds

@@ -51,6 +51,7 @@ json report_json(const BenchResult& r, const std::optional<BaselineCheck>& basel
       {"system", {{"cpu_model", r.system.cpu_model}, {"cores", r.system.cores}, {"os", r.system.os},
                   {"kernel", r.system.kernel}, {"date", r.system.date}}},
       {"timing", {{"load_ms", r.load_seconds * 1e3}, {"plan_ms", r.plan_seconds * 1e3},
+                  {"load_cpu_ms", r.load_cpu_seconds * 1e3}, {"plan_cpu_ms", r.plan_cpu_seconds * 1e3},
                   {"first_inference_ms", r.first_run_seconds * 1e3}, {"latency_ms", latency_json(r.latency)}}},
       {"memory", {{"peak_rss_bytes", r.peak.max_rss_bytes},
                   {"vm_hwm_bytes", r.peak.vm_hwm_bytes ? json(*r.peak.vm_hwm_bytes) : json(nullptr)},

@@ -61,8 +61,8 @@ std::string report_text(const BenchResult& r, const std::optional<BaselineCheck>
   field("date", r.system.date);
   field("tool", version_details());
   text += "\n";
-  field("load", ms(r.load_seconds) + " ms");
-  field("plan", ms(r.plan_seconds) + " ms");
+  field("load", fmt::format("{} ms ({} ms CPU)", ms(r.load_seconds), ms(r.load_cpu_seconds)));
+  field("plan", fmt::format("{} ms ({} ms CPU)", ms(r.plan_seconds), ms(r.plan_cpu_seconds)));
   field("first inference", ms(r.first_run_seconds) + " ms");
   const LatencyStats& s = r.latency;
   field("latency", fmt::format("{} run{} after {} warm-up{}{}, ms", s.count, s.count == 1 ? "" : "s", r.warmup_runs,

@@ -31,6 +31,7 @@ struct Header {
   uint64_t graph_checksum = 0, data_checksum = 0, file_size = 0;
 };
 constexpr size_t kHeaderChecksumAt = 88;  // checksum of bytes [0, 88) stored here
+constexpr size_t kHeaderReservedAt = 96;  // zero up to kHeaderSize
 
 template <typename T>
 void put(std::byte* at, T value) {
@@ -61,6 +62,10 @@ std::array<std::byte, kHeaderSize> encode_header(const Header& h) {
   put<uint64_t>(&bytes[72], h.file_size);
   put<uint64_t>(&bytes[kHeaderChecksumAt], checksum(bytes.data(), kHeaderChecksumAt));
   return bytes;
+}
+
+bool all_zero(const std::byte* bytes, size_t size) {
+  return std::all_of(bytes, bytes + size, [](std::byte b) { return b == std::byte{0}; });
 }
 
 size_t align_up(size_t value) { return (value + kDataAlignment - 1) / kDataAlignment * kDataAlignment; }
@@ -271,7 +276,11 @@ class Reader {
       bad("written by mt-{}.{}.{} (format {}), this is mt-{} (format {}): upgrade mt to read it", h.writer_major,
           h.writer_minor, h.writer_patch, h.format_version, version_string(), kFormatVersion);
     if (h.format_version == 0) bad("invalid format version 0");
-    if (get<uint64_t>(p + kHeaderChecksumAt) != checksum(p, kHeaderChecksumAt)) bad("header checksum mismatch (file corrupted)");
+    // Formats 1 to 3 are sealed with the older checksum; a corrupted version field picks the wrong
+    // algorithm, whose header checksum then does not match either.
+    const ChecksumAlgorithm algorithm = checksum_algorithm_for(h.format_version);
+    if (get<uint64_t>(p + kHeaderChecksumAt) != checksum(p, kHeaderChecksumAt, algorithm))
+      bad("header checksum mismatch (file corrupted)");
     if (h.header_size != kHeaderSize) bad("header size {} is not {}", h.header_size, kHeaderSize);
     if (h.flags != 0) bad("unknown header flags 0x{:x}", h.flags);
     h.graph_offset = get<uint64_t>(p + 24);
@@ -289,8 +298,15 @@ class Reader {
     if (h.data_offset < h.graph_offset + h.graph_size) bad("data section at {} overlaps the graph section", h.data_offset);
     if (h.data_offset > size || h.data_size != size - h.data_offset)
       bad("data section ({} bytes at {}) does not end at the end of the file ({} bytes)", h.data_size, h.data_offset, size);
-    if (checksum(p + h.graph_offset, h.graph_size) != h.graph_checksum) bad("graph section checksum mismatch (file corrupted)");
-    if (checksum(p + h.data_offset, h.data_size) != h.data_checksum) bad("data section checksum mismatch (file corrupted)");
+    // The bytes no checksum covers are zero: header bytes 96 to 127 and the padding before the data
+    // section. So a corrupted byte anywhere in the file is refused.
+    if (!all_zero(p + kHeaderReservedAt, kHeaderSize - kHeaderReservedAt)) bad("reserved header bytes 96 to 127 are not zero");
+    if (!all_zero(p + h.graph_offset + h.graph_size, h.data_offset - (h.graph_offset + h.graph_size)))
+      bad("the padding between the graph and data sections is not zero");
+    if (checksum(p + h.graph_offset, h.graph_size, algorithm) != h.graph_checksum)
+      bad("graph section checksum mismatch (file corrupted)");
+    if (checksum(p + h.data_offset, h.data_size, algorithm) != h.data_checksum)
+      bad("data section checksum mismatch (file corrupted)");
     return h;
   }
 

@@ -23,18 +23,20 @@ void store64(uint8_t* at, uint64_t value) {
 }
 
 // Header fields (mt-format(5)): graph offset/size at 24/32, data offset/size at 40/48, their
-// checksums at 56/64, file size at 72, the checksum of bytes [0, 88) at 88.
+// checksums at 56/64, file size at 72, the checksum of bytes [0, 88) at 88; each with the algorithm
+// of the format version at 8.
 std::vector<uint8_t> resealed(const uint8_t* data, size_t size) {
   std::vector<uint8_t> bytes(data, data + size);
   uint8_t* p = bytes.data();
+  const auto algorithm = mt::checksum_algorithm_for(static_cast<uint32_t>(load64(p + 8)));
   const uint64_t graph_offset = load64(p + 24), graph_size = load64(p + 32), data_offset = load64(p + 40);
   store64(p + 72, size);
-  if (graph_offset <= size && graph_size <= size - graph_offset) store64(p + 56, mt::checksum(p + graph_offset, graph_size));
+  if (graph_offset <= size && graph_size <= size - graph_offset) store64(p + 56, mt::checksum(p + graph_offset, graph_size, algorithm));
   if (data_offset <= size) {
     store64(p + 48, size - data_offset);
-    store64(p + 64, mt::checksum(p + data_offset, size - data_offset));
+    store64(p + 64, mt::checksum(p + data_offset, size - data_offset, algorithm));
   }
-  store64(p + 88, mt::checksum(p, 88));
+  store64(p + 88, mt::checksum(p, 88, algorithm));
   return bytes;
 }
 

@@ -46,6 +46,8 @@ check(report["setup"]["threads"] == int(threads), "threads differ from --threads
 timing, lat, mem = report["timing"], report["timing"]["latency_ms"], report["memory"]
 for key in ("load_ms", "plan_ms", "first_inference_ms"):
     check(timing[key] > 0, f"{key} is not positive")
+for key in ("load_cpu_ms", "plan_cpu_ms"):
+    check(timing[key] >= 0, f"{key} is negative")
 check(lat["min"] > 0, "min latency is not positive")
 check(lat["min"] <= lat["median"] <= lat["p90"] <= lat["p99"] <= lat["max"], f"statistics out of order: {lat}")
 check(lat["min"] <= lat["mean"] <= lat["max"], "mean outside [min, max]")

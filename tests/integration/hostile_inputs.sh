@@ -82,6 +82,21 @@ mtfile flip "$base" "$work/flip.mt" 30 && expect_model 3 "header checksum mismat
 mtfile flip "$base" "$work/flip.mt" "$graph_at" && expect_model 3 "graph section checksum mismatch" "$work/flip.mt"
 mtfile flip "$base" "$work/flip.mt" "$data_at" && expect_model 3 "data section checksum mismatch" "$work/flip.mt"
 mtfile flip "$base" "$work/flip.mt" 9 && expect_model 3 "written by mt-" "$work/flip.mt"
+# The bytes no checksum covers must be zero: header bytes 96 to 127, the padding before the data section.
+mtfile flip "$base" "$work/flip.mt" 100 && expect_model 3 "reserved header bytes 96 to 127 are not zero" "$work/flip.mt"
+graph_end=$(/usr/bin/python3 -c 'import struct, sys; h = open(sys.argv[1], "rb").read(128); print(sum(struct.unpack_from("<QQ", h, 24)))' "$base")
+data_offset=$(/usr/bin/python3 -c 'import struct, sys; print(struct.unpack_from("<Q", open(sys.argv[1], "rb").read(128), 40)[0])' "$base")
+if ((graph_end < data_offset)); then
+  mtfile flip "$base" "$work/flip.mt" "$graph_end" &&
+    expect_model 3 "the padding between the graph and data sections is not zero" "$work/flip.mt"
+fi
+
+# A format-3 file (sealed with the multiply-rotate checksum of formats 1 to 3) still reads; format 4's
+# checksums under a format-3 header do not.
+mtfile header "$base" "$work/v3-header-only.mt" format_version=3
+expect_model 3 "graph section checksum mismatch" "$work/v3-header-only.mt"
+mtfile edit "$work/v3-header-only.mt" "$work/v3.mt" 'pass'
+mt-run "$work/v3.mt" --random-input > /dev/null || fail "a format-3 file does not run"
 
 # Header offsets and sizes pointing outside the file (header re-sealed, so the checksum passes).
 size=$(stat -c %s "$base")
