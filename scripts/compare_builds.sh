@@ -7,12 +7,12 @@
 #   scripts/compare_builds.sh OLD_BUILD NEW_BUILD MODELS_DIR [NAME...]
 #
 # Steps per model: mt-convert, mt-fuse, mt-quantize (calibrated on the model's own input), each
-# file compared byte for byte (a format-version change shows here, and is then expected); then
-# mt-run of the fused and the int8 model on reference, cpu at 1 and 2 threads, cpu from
-# mt-prepack --backend cpu, and vulkan fp32 and fp16 where a Vulkan device exists, every output
-# compared byte for byte (.mt files whose header alone differs, a format-version change, are
-# counted apart). Prints one line per model and step that differs, and a summary on stdout;
-# exits 1 if anything differs, 2 on a usage error. A step the old build refuses is skipped for
+# file compared byte for byte (.mt files whose header alone differs, a format-version change, are
+# counted apart); then mt-run of the fused and the int8 model on reference, cpu at 1 and 2
+# threads, cpu from mt-prepack --backend cpu, and vulkan fp32 and fp16 where a Vulkan device
+# exists, every output compared byte for byte. Prints one line per model and step that differs,
+# and a summary on stdout; exits 1 if anything differs, 2 on a usage error. A step the old build
+# refuses is skipped for
 # both (the new build must refuse it too).
 set -uo pipefail
 
