@@ -12,8 +12,7 @@
 # threads, cpu from mt-prepack --backend cpu, and vulkan fp32 and fp16 where a Vulkan device
 # exists, every output compared byte for byte. Prints one line per model and step that differs,
 # and a summary on stdout; exits 1 if anything differs, 2 on a usage error. A step the old build
-# refuses is skipped for both (the
-# new build must refuse it too).
+# refuses is skipped for both (the new build must refuse it too).
 set -uo pipefail
 
 usage() { echo "usage: $0 OLD_BUILD NEW_BUILD MODELS_DIR [NAME...]" >&2; exit 2; }
