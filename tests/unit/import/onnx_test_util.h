@@ -232,4 +232,15 @@ inline Error import_error(const OnnxBuilder& builder, const ImportOptions& optio
   throw std::logic_error("unreachable");
 }
 
+// An initializer of any element type (elem, an onnx::TensorProto data type) from raw values of T.
+template <typename T>
+void init_typed(OnnxBuilder& b, const std::string& name, int elem, const std::vector<int64_t>& dims,
+                const std::vector<T>& values) {
+  auto* t = b.graph().add_initializer();
+  t->set_name(name);
+  t->set_data_type(elem);
+  for (auto d : dims) t->add_dims(d);
+  t->set_raw_data(values.data(), values.size() * sizeof(T));
+}
+
 }  // namespace mt::test

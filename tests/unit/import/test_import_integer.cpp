@@ -9,16 +9,6 @@
 namespace mt::test {
 namespace {
 
-template <typename T>
-void init_typed(OnnxBuilder& b, const std::string& name, int elem, const std::vector<int64_t>& dims,
-                const std::vector<T>& values) {
-  auto* t = b.graph().add_initializer();
-  t->set_name(name);
-  t->set_data_type(elem);
-  for (auto d : dims) t->add_dims(d);
-  t->set_raw_data(values.data(), values.size() * sizeof(T));
-}
-
 constexpr int kU8 = onnx::TensorProto::UINT8;
 constexpr int kI8 = onnx::TensorProto::INT8;
 

@@ -9,16 +9,6 @@
 namespace mt::test {
 namespace {
 
-template <typename T>
-void init_typed(OnnxBuilder& b, const std::string& name, int elem, const std::vector<int64_t>& dims,
-                const std::vector<T>& values) {
-  auto* t = b.graph().add_initializer();
-  t->set_name(name);
-  t->set_data_type(elem);
-  for (auto d : dims) t->add_dims(d);
-  t->set_raw_data(values.data(), values.size() * sizeof(T));
-}
-
 void scalar_params(OnnxBuilder& b, const std::string& prefix, float scale, int zero, int elem) {
   b.init(prefix + "_s", {}, {scale});
   if (elem == onnx::TensorProto::UINT8)
