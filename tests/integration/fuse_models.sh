@@ -47,6 +47,7 @@ declare -A GONE_OPS=(
   [op_gelu_tanh_opset17]="tanh"
   [op_layernorm_opset13]="reduce_mean pow sqrt sub div"
   [op_hardswish_opset13]="hardsigmoid"
+  [vit_tiny]="erf reduce_mean pow sqrt"
 )
 
 # Checks the JSON report and the op counts of the fused model. $1 name, $2 report, $3 fused model.

@@ -23,8 +23,10 @@ trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache"
 
 # Small models keep lavapipe (a CPU) within the test's time: classifiers with every op family the
-# vision models use, the segmentation model (resize, sigmoid) and every op_* graph.
-models="mobilenet_v3_small squeezenet1_1 shufflenet_v2_x1_0 mobilenet_v2 lraspp_mobilenet_v3_large"
+# vision models use, the segmentation model (resize, sigmoid), the model families (a vision
+# transformer: layer_norm, matmul, softmax, gelu; a YOLO-style head: split, pow, silu) and every op_*
+# graph.
+models="mobilenet_v3_small squeezenet1_1 shufflenet_v2_x1_0 mobilenet_v2 lraspp_mobilenet_v3_large vit_tiny yolo_head"
 for dir in "$MT_TEST_MODELS"/op_*; do models+=" $(basename "$dir")"; done
 
 count=0
