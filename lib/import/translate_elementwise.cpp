@@ -127,15 +127,23 @@ void identity(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.alias(node.output(0), ctx.input(node, 0));
 }
 
-// Inference-time Dropout is the identity; its mask has no mt equivalent.
+// Inference-time Dropout is the identity, and its mask (output 1) is all true: a bool constant of
+// X's shape, within the size mt makes constants of at import.
 void dropout(ImportContext& ctx, const OnnxNode& node, const std::string&) {
-  require_only_first_output(ctx, node, "the dropout mask");
   if (node.has_input(2)) {
     const TensorInfo& training = ctx.input_info(node, 2);
     if (!training.is_constant() || read_ints(training) != std::vector<int64_t>{0})
       node.unsupported("training_mode must be a constant false");
   }
   ctx.alias(node.output(0), ctx.input(node, 0));
+  if (node.num_outputs() < 2 || node.output(1).empty() || !ctx.is_used(node.output(1))) return;
+  const Shape& shape = ctx.input_info(node, 0).shape;
+  const std::optional<int64_t> count = checked_numel(shape);
+  if (!count || *count > kMaxShapeOpElements)
+    node.unsupported("output 1 (the dropout mask) would be a constant of shape {}, larger than mt makes at import",
+                     shape_str(shape));
+  const std::vector<int64_t> ones(static_cast<size_t>(*count), 1);
+  ctx.alias(node.output(1), ctx.add_constant(make_constant(ctx.fresh_name(node.output(1)), DType::boolean, shape, ones)));
 }
 
 void constant(ImportContext& ctx, const OnnxNode& node, const std::string&) {
