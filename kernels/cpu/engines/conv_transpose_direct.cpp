@@ -2,11 +2,12 @@
 // W[C][M/g][kH][kW] to [group][kH][kW][C/g][M/g]; then every output pixel gathers the input pixels
 // that reach it: for tap (i, j), input row ih = (oh + pad_top - i * dilation) / stride when that
 // division is exact and in range (columns alike), and adds x[ih][iw][group's C/g] times the tap's
-// [C/g][M/g] block. Threads split the output rows.
+// [C/g][M/g] block. Threads split the output rows (parallel.h).
 #include <algorithm>
 
 #include "kernels/cpu/engines/conv_transpose_direct.h"
 #include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/plan/parallel.h"
 
 namespace mt::cpu {
 namespace {
@@ -73,14 +74,13 @@ void plan_conv_transpose2d_runtime_weights(NodeContext& c) {
                    static_cast<size_t>(ys[3]), static_cast<size_t>(attr_int(node, "group")), ws[2], ws[3],
                    strides[0], strides[1], dilations[0], dilations[1], pads[0], pads[1],
                    attr_f32(node, "act_min"), attr_f32(node, "act_max")};
-  const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
   std::vector<Value> values{c.input(0, nhwc_layout()), c.input(1, identity_layout(4))};
   const bool has_bias = c.has_input(2);
   if (has_bias) values.push_back(c.input(2, identity_layout(1)));
   values.push_back(c.output(0, nhwc_layout()));
   values.push_back(c.scratch(g.c * g.group_out() * static_cast<size_t>(g.kh * g.kw) * sizeof(float)));
 
-  c.add_kernel(values, [g, has_bias, threads](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [g, has_bias](Pointers p, pthreadpool_t pool) {
     const auto* x = static_cast<const float*>(p[0]);
     const auto* w = static_cast<const float*>(p[1]);
     const float* bias = has_bias ? static_cast<const float*>(p[2]) : nullptr;
@@ -93,22 +93,9 @@ void plan_conv_transpose2d_runtime_weights(NodeContext& c) {
       for (size_t o = 0; o < mg; ++o)
         for (size_t t = 0; t < taps; ++t)
           packed[((ci / cg * taps + t) * cg + ci % cg) * mg + o] = w[(ci * mg + o) * taps + t];
-    struct Task {
-      const Geometry* g;
-      const float *x, *packed, *bias;
-      float* y;
-      size_t rows, tasks;
-    } task{&g, x, packed, bias, y, g.n * g.out_h, threads};
-    auto run = [](void* raw, size_t t) {
-      const auto* k = static_cast<const Task*>(raw);
-      const size_t begin = k->rows * t / k->tasks, end = k->rows * (t + 1) / k->tasks;
-      for (size_t row = begin; row < end; ++row) output_row(*k->g, k->x, k->packed, k->bias, k->y, row);
-    };
-    if (pool == nullptr || threads == 1) {
-      for (size_t t = 0; t < threads; ++t) run(&task, t);
-    } else {
-      pthreadpool_parallelize_1d(pool, run, &task, threads, 0);
-    }
+    parallel_chunks(pool, g.n * g.out_h, 1, [&](size_t begin, size_t end) {
+      for (size_t row = begin; row < end; ++row) output_row(g, x, packed, bias, y, row);
+    });
   });
 }
 
