@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/vulkan/ops/conv_winograd.h"
 #include "kernels/vulkan/ops/ops.h"
 #include "kernels/vulkan/plan/prepack.h"
 #include "kernels/vulkan/plan/weight_layout.h"
@@ -68,6 +69,10 @@ void plan_conv2d(NodeContext& ctx) {
                  Params().i(s.n).i(in_blocks).i(s.h).i(s.w).i(s.oh).i(s.ow).i(window.pad_begin[0]).i(window.pad_begin[1])
                      .i(s.c).f(lo).f(hi),
                  {ceil_div(ceil_div(s.ow, kTile), 8), ceil_div(s.oh, 8), u32(s.n * in_blocks)});
+    return;
+  }
+  if (use_winograd(ctx.graph(), node)) {
+    plan_conv2d_winograd(ctx);
     return;
   }
   const auto [weights, ranges] = conv_weights(ctx, s, group, window, false);
