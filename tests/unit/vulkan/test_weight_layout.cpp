@@ -1,8 +1,8 @@
 // Constants in the layouts the shaders read (kernels/vulkan/plan/weight_layout.h), fp32 and fp16:
 // activations and per-channel vectors packed by 4, conv and conv_transpose weights as 4x4 matrices
 // per (output block, input block, tap) with only the blocks a group reads, depthwise and linear
-// weights as one vec4 per block, Winograd F(2x2, 3x3) weights. Positions are computed by hand from the layout comments. No
-// device needed.
+// weights as one vec4 per block, Winograd F(2x2, 3x3) weights. Positions are computed by hand from
+// the layout comments. No device needed.
 #include <doctest/doctest.h>
 
 #include <cmath>
