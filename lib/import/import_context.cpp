@@ -8,6 +8,12 @@ namespace mt::onnx_import {
 
 ImportContext::ImportContext(Graph& graph, const onnx::GraphProto& onnx_graph, ExternalFiles& external)
     : graph_(graph), external_(external) {
+  add_names(onnx_graph);
+}
+
+// The names of `onnx_graph` and of the subgraphs its nodes carry (If's branches, which the
+// importer inlines): their initializers load like the main graph's, and fresh names avoid them all.
+void ImportContext::add_names(const onnx::GraphProto& onnx_graph) {
   for (const auto& init : onnx_graph.initializer()) {
     initializers_.emplace(init.name(), &init);
     reserved_.insert(init.name());
@@ -20,6 +26,10 @@ ImportContext::ImportContext(Graph& graph, const onnx::GraphProto& onnx_graph, E
   for (const auto& node : onnx_graph.node()) {
     for (const auto& in : node.input()) used_.insert(in);
     for (const auto& out : node.output()) reserved_.insert(out);
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.has_g()) add_names(attribute.g());
+      for (const auto& subgraph : attribute.graphs()) add_names(subgraph);
+    }
   }
 }
 

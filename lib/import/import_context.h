@@ -82,6 +82,7 @@ class ImportContext {
   bool is_shifted_uint8(const std::string& mt_name) const { return shifted_uint8_.count(mt_name) != 0; }
 
  private:
+  void add_names(const onnx::GraphProto& onnx_graph);
   bool try_fold(const Node& mt_node, const std::vector<const TensorInfo*>& inputs);
   void transpose_dequantized_origin(const Node& transpose);
   std::string node_name(const OnnxNode& node, const std::string& op, const std::vector<std::string>& outputs);

@@ -163,6 +163,27 @@ void translate_nodes(ImportContext& ctx, const onnx::GraphProto& graph, const st
     unsupported("{}: {} nodes cannot be imported: {}", source, problems.size(), join(problems, "; "));
 }
 
+}  // namespace
+
+void onnx_import::translate_subgraph(ImportContext& ctx, const onnx::GraphProto& subgraph, const OnnxNode& owner,
+                        const std::string& branch) {
+  std::vector<std::string> names;
+  for (int i = 0; i < subgraph.node_size(); ++i) {
+    const auto& node = subgraph.node(i);
+    names.push_back(ctx.reserve_node_name(fmt::format("{}/{}/{}", owner.name(), branch,
+                                                      node.name().empty() ? fmt::format("{}_{}", node.op_type(), i) : node.name())));
+  }
+  for (int i = 0; i < subgraph.node_size(); ++i) {
+    const auto& node = subgraph.node(i);
+    if (!is_default_domain(node.domain()) || !find_translator(node.op_type()))
+      owner.unsupported("{} holds node '{}' of op type {}, which mt cannot import", branch, names[static_cast<size_t>(i)],
+                        node.op_type());
+  }
+  translate_nodes(ctx, subgraph, names, owner.opset(), fmt::format("node '{}' ({}) {}", owner.name(), owner.op_type(), branch));
+}
+
+namespace {
+
 void rename_tensor(Graph& graph, const std::string& from, const std::string& to) {
   auto entry = graph.tensors.extract(from);
   entry.key() = to;

@@ -1,6 +1,9 @@
 #include "lib/import/opset_upgrade.h"
 
+#include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
@@ -44,6 +47,47 @@ void check_names_defined(const onnx::GraphProto& graph, std::set<std::string> vi
       invalid_input("{}: graph output '{}' is defined by no node, input or initializer", source, output.name());
 }
 
+// The rank and dim 1 of tensor `name` where the (shape-inferred) graph declares them.
+std::optional<std::pair<int, int64_t>> rank_and_channels(const onnx::GraphProto& graph, const std::string& name) {
+  auto lookup = [&](const auto& values) -> std::optional<std::pair<int, int64_t>> {
+    for (const auto& value : values) {
+      if (value.name() != name || !value.type().tensor_type().has_shape()) continue;
+      const auto& shape = value.type().tensor_type().shape();
+      if (shape.dim_size() < 2 || !shape.dim(1).has_dim_value()) return std::nullopt;
+      return std::pair{shape.dim_size(), shape.dim(1).dim_value()};
+    }
+    return std::nullopt;
+  };
+  if (auto found = lookup(graph.input())) return found;
+  return lookup(graph.value_info());
+}
+
+// Before opset 7, PRelu's exporters (PyTorch, Caffe2) wrote a slope of C values for a per-channel
+// slope (channels on dim 1), which opset 7's numpy broadcasting would align with the last dim; the
+// converter keeps the slope as it is. So a 1-D constant slope of X's channel count, read by that
+// PRelu alone, becomes [C, 1, ..., 1], which broadcasts along dim 1 under either rule.
+void prelu_slopes_per_channel(onnx::ModelProto& model) {
+  onnx::GraphProto& graph = *model.mutable_graph();
+  std::map<std::string, int> readers;
+  for (const auto& node : graph.node())
+    for (const auto& name : node.input()) ++readers[name];
+  for (const auto& node : graph.node()) {
+    if (node.op_type() != "PRelu" || node.input_size() != 2 || readers[node.input(1)] != 1) continue;
+    const auto shape = rank_and_channels(graph, node.input(0));
+    if (!shape || shape->first < 3) continue;
+    for (auto& initializer : *graph.mutable_initializer()) {
+      if (initializer.name() != node.input(1) || initializer.dims_size() != 1 || initializer.dims(0) != shape->second)
+        continue;
+      for (int d = 2; d < shape->first; ++d) initializer.add_dims(1);
+      // Old files list initializers among the graph inputs too: their declared shape follows.
+      for (auto& input : *graph.mutable_input())
+        if (input.name() == initializer.name())
+          for (int d = 2; d < shape->first; ++d)
+            input.mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(1);
+    }
+  }
+}
+
 }  // namespace
 
 onnx::ModelProto upgrade_opset(const onnx::ModelProto& model, int from_opset, int to_opset, const std::string& source) {
@@ -56,6 +100,7 @@ onnx::ModelProto upgrade_opset(const onnx::ModelProto& model, int from_opset, in
   } catch (const std::exception&) {
     shaped = model;  // the converter then says which op lacks shapes
   }
+  if (from_opset < 7) prelu_slopes_per_channel(shaped);
   try {
     return onnx::version_conversion::ConvertVersion(shaped, to_opset);
   } catch (const std::exception& e) {

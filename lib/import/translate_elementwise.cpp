@@ -84,9 +84,28 @@ void mean(ImportContext& ctx, const OnnxNode& node, const std::string&) {
 
 // Clip bounds: attributes before opset 11, optional constant scalar inputs from 11 on.
 // Infinite bounds become FLT_MAX (the model file's JSON has no infinity).
+// Clip with a bound computed at run time (opset 11 on): max(x, min), then min(.., max), which is
+// ONNX's definition (so min > max gives max everywhere), as run-time element-wise ops.
+void clip_runtime_bounds(ImportContext& ctx, const OnnxNode& node) {
+  std::string value = ctx.input(node, 0);
+  for (size_t i : {1, 2}) {
+    if (!node.has_input(i)) continue;
+    const TensorInfo& bound = ctx.input_info(node, i);
+    if (numel(bound.shape) != 1) node.invalid("{} must be a scalar, got shape {}", i == 1 ? "min" : "max", shape_str(bound.shape));
+    const bool last = i == 2 || !node.has_input(2);
+    value = ctx.emit1(node, i == 1 ? "max" : "min", {value, ctx.input(node, i)}, {},
+                      last ? node.output(0) : ctx.fresh_name(node.output(0) + "/min"));
+  }
+}
+
 void clip(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   double low = -kFloatMax;
   double high = kFloatMax;
+  if (node.opset() >= 11 && ((node.has_input(1) && !ctx.input_info(node, 1).is_constant()) ||
+                             (node.has_input(2) && !ctx.input_info(node, 2).is_constant()))) {
+    clip_runtime_bounds(ctx, node);
+    return;
+  }
   if (node.opset() < 11) {
     low = node.attr_float("min", low);
     high = node.attr_float("max", high);
@@ -127,15 +146,23 @@ void identity(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.alias(node.output(0), ctx.input(node, 0));
 }
 
-// Inference-time Dropout is the identity; its mask has no mt equivalent.
+// Inference-time Dropout is the identity, and its mask (output 1) is all true: a bool constant of
+// X's shape, within the size mt makes constants of at import.
 void dropout(ImportContext& ctx, const OnnxNode& node, const std::string&) {
-  require_only_first_output(ctx, node, "the dropout mask");
   if (node.has_input(2)) {
     const TensorInfo& training = ctx.input_info(node, 2);
     if (!training.is_constant() || read_ints(training) != std::vector<int64_t>{0})
       node.unsupported("training_mode must be a constant false");
   }
   ctx.alias(node.output(0), ctx.input(node, 0));
+  if (node.num_outputs() < 2 || node.output(1).empty() || !ctx.is_used(node.output(1))) return;
+  const Shape& shape = ctx.input_info(node, 0).shape;
+  const std::optional<int64_t> count = checked_numel(shape);
+  if (!count || *count > kMaxShapeOpElements)
+    node.unsupported("output 1 (the dropout mask) would be a constant of shape {}, larger than mt makes at import",
+                     shape_str(shape));
+  const std::vector<int64_t> ones(static_cast<size_t>(*count), 1);
+  ctx.alias(node.output(1), ctx.add_constant(make_constant(ctx.fresh_name(node.output(1)), DType::boolean, shape, ones)));
 }
 
 void constant(ImportContext& ctx, const OnnxNode& node, const std::string&) {

@@ -72,12 +72,39 @@ void batch_norm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.emit1(node, "batch_norm", inputs, {{"epsilon", node.attr_float("epsilon", 1e-5)}}, node.output(0));
 }
 
+bool output_used(ImportContext& ctx, const OnnxNode& node, size_t i) {
+  return i < node.num_outputs() && !node.output(i).empty() && ctx.is_used(node.output(i));
+}
+
+// LayerNormalization's optional outputs Mean and InvStdDev (the statistics over dims [axis, rank),
+// kept as size-1 dims) are computed beside mt's fused layer_norm, as ONNX's own function body for
+// the op computes them: reduce_mean of X; 1 / sqrt(reduce_mean((X - Mean)^2) + epsilon).
 void layer_norm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
-  require_only_first_output(ctx, node, "mean / inverse standard deviation");
+  const double epsilon = node.attr_float("epsilon", 1e-5);
+  const int64_t axis_attr = node.attr_int("axis", -1);
   std::vector<std::string> inputs{ctx.input(node, 0), ctx.input(node, 1)};
   if (node.has_input(2)) inputs.push_back(ctx.input(node, 2));
-  ctx.emit1(node, "layer_norm", inputs,
-            {{"axis", node.attr_int("axis", -1)}, {"epsilon", node.attr_float("epsilon", 1e-5)}}, node.output(0));
+  ctx.emit1(node, "layer_norm", inputs, {{"axis", axis_attr}, {"epsilon", epsilon}}, node.output(0));
+
+  const bool mean_used = output_used(ctx, node, 1), inv_std_used = output_used(ctx, node, 2);
+  if (!mean_used && !inv_std_used) return;
+  if (node.attr_int("stash_type", 1) != 1)
+    node.unsupported("stash_type {}: mt computes the statistics in float32 (stash_type 1)", node.attr_int("stash_type", 1));
+  const std::string x = ctx.input(node, 0);
+  const size_t rank = ctx.input_info(node, 0).shape.size();
+  std::vector<int64_t> axes;
+  for (auto a = static_cast<size_t>(node_axis(node, axis_attr, rank)); a < rank; ++a) axes.push_back(static_cast<int64_t>(a));
+  const Attributes reduce{{"axes", axes}, {"keepdims", int64_t{1}}};
+  const std::string mean =
+      ctx.emit1(node, "reduce_mean", {x}, reduce, mean_used ? node.output(1) : ctx.fresh_name(node.output(0) + "/mean"));
+  if (!inv_std_used) return;
+  const std::string hint = node.output(0) + "/variance";
+  const std::string centred = ctx.emit1(node, "sub", {x, mean}, {}, ctx.fresh_name(hint));
+  const std::string squared = ctx.emit1(node, "mul", {centred, centred}, {}, ctx.fresh_name(hint));
+  const std::string variance = ctx.emit1(node, "reduce_mean", {squared}, reduce, ctx.fresh_name(hint));
+  const std::string shifted = ctx.emit1(node, "add", {variance, ctx.scalar(node, epsilon)}, {}, ctx.fresh_name(hint));
+  const std::string std_dev = ctx.emit1(node, "sqrt", {shifted}, {}, ctx.fresh_name(hint));
+  ctx.emit1(node, "div", {ctx.scalar(node, 1.0), std_dev}, {}, node.output(2));
 }
 
 // Before opset 13 Softmax coerces its input to 2-D at `axis` (default 1) and normalises each

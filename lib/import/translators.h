@@ -37,6 +37,7 @@ void add_resize_translators(TranslatorTable& table);
 void add_folding_translators(TranslatorTable& table);
 void add_quant_translators(TranslatorTable& table);
 void add_integer_translators(TranslatorTable& table);
+void add_control_translators(TranslatorTable& table);
 
 // Helpers shared by the rules.
 // Fails (unsupported) when any output after the first is consumed: mt has no equivalent.
@@ -47,6 +48,11 @@ const TensorInfo& input_of_rank(ImportContext& ctx, const OnnxNode& node, size_t
 // names) and whose output is `output`, attributes copied: QLinearConv and ConvInteger reuse Conv's.
 void translate_as(ImportContext& ctx, const OnnxNode& node, const std::string& op_type,
                   const std::vector<std::string>& inputs, const std::string& output);
+// Translates the nodes of `subgraph`, a graph attribute (`branch`: "then_branch", ...) of node
+// `owner`, into the graph being built, as if they stood in the main graph at `owner`'s place; its
+// outputs are then the ONNX names its output list gives. Names its nodes "OWNER/BRANCH/NODE".
+void translate_subgraph(ImportContext& ctx, const onnx::GraphProto& subgraph, const OnnxNode& owner,
+                        const std::string& branch);
 // An axis normalised against `rank` (invalid_input naming the node when out of range).
 int64_t node_axis(const OnnxNode& node, int64_t axis, size_t rank);
 

@@ -3,6 +3,7 @@ produce ("other exporters"). Each is exported with torch.onnx.export at the opse
 or built with onnx.helper (expected output from the numpy reference) where torch cannot emit the op."""
 import numpy as np
 import onnx
+import onnx.numpy_helper
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -231,6 +232,33 @@ def _helper_softmax_opset11(seed):
                  "numpy reference of Softmax-11 (normalises over all axes from 1 on)")
 
 
+def _helper_if_constant(seed):
+    """An If whose condition is constant after folding (Shape(x)[1] == 4, as exporters write shape
+    checks): the importer inlines the then-branch (x times an initializer of its own, then Relu) and
+    never translates the else-branch, which holds an op mt cannot import (Unique)."""
+    shape = (1, 4, 5, 6)
+    x = normal_input(shape, seed + 1)
+    h, T = onnx.helper, onnx.TensorProto
+    scale = np.linspace(-1.0, 1.0, 4, dtype=np.float32).reshape(1, 4, 1, 1)
+    then_branch = h.make_graph(
+        [h.make_node("Mul", [INPUT_NAME, "scale"], ["scaled"]), h.make_node("Relu", ["scaled"], ["then_out"])],
+        "then", [], [h.make_tensor_value_info("then_out", T.FLOAT, list(shape))],
+        initializer=[onnx.numpy_helper.from_array(scale, "scale")])
+    else_branch = h.make_graph(
+        [h.make_node("Unique", [INPUT_NAME], ["else_out"], sorted=1)], "else", [],
+        [h.make_tensor_value_info("else_out", T.FLOAT, None)])
+    nodes = [
+        h.make_node("Shape", [INPUT_NAME], ["shape"]),
+        h.make_node("Gather", ["shape", "one"], ["channels"]),
+        h.make_node("Equal", ["channels", "four"], ["is_four"]),
+        h.make_node("If", ["is_four"], [OUTPUT_NAME], then_branch=then_branch, else_branch=else_branch),
+    ]
+    inits = [h.make_tensor("one", T.INT64, [], [1]), h.make_tensor("four", T.INT64, [], [4])]
+    model = helper_model(nodes, inits, shape, shape, 13, "op_if_constant")
+    return Built(model, x, np.maximum(x * scale, 0.0).astype(np.float32), "onnx.helper",
+                 "numpy: the then-branch (Relu(x * scale))")
+
+
 def op_specs():
     small = (1, 3, 5, 6)
     specs = []
@@ -258,6 +286,9 @@ def op_specs():
     specs += [Spec(name="op_softmax_axis1_opset11", opset=11, in_ci=True,
                    description="onnx.helper Softmax axis=1 at opset 11 (coerced-to-2D semantics)",
                    build=_helper_softmax_opset11)]
+    specs += [Spec(name="op_if_constant_opset13", opset=13, in_ci=True,
+                   description="onnx.helper If on a condition constant after shape folding (branch inlined)",
+                   build=_helper_if_constant)]
     specs += _torch("transpose_rank5", (13,), lambda: Fn(_transpose_rank5))
     specs += _torch("layernorm", (13, 17), LayerNorms,
                     note="LayerNorm over the last axis and the last two (decomposed before opset 17)")

@@ -95,6 +95,8 @@ void add_conv_cases(CaseTable& t) {
       {.name = "dilation 2, no bias", .n = 1, .c = 3, .h = 5, .w = 5, .m = 2, .kh = 3, .kw = 3, .dilations = {2, 2}, .bias = false},
       {.name = "strides 1,3 output_padding 0,2", .n = 1, .c = 2, .h = 4, .w = 4, .m = 3, .kh = 3, .kw = 3, .strides = {1, 3}, .output_padding = {0, 2}},
       {.name = "batch 2, fused relu6", .n = 2, .c = 4, .h = 3, .w = 3, .m = 4, .kh = 3, .kw = 3, .strides = {2, 2}, .clamp = std::pair{0.0, 6.0}},
+      // The cpu backend's direct kernel (XNNPACK packs weights only at creation).
+      {.name = "weights as inputs, groups 2, strides 2,1, dilations 2,1, asymmetric pads, batch 2", .n = 2, .c = 4, .h = 4, .w = 5, .m = 6, .kh = 3, .kw = 2, .strides = {2, 1}, .pads = {1, 0, 2, 1}, .dilations = {2, 1}, .group = 2, .weights_as_input = true, .output_padding = {1, 0}},
   };
   for (const auto& c : transposed) add(t, "conv_transpose2d", c);
 }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cpu/engines/conv_gemm.h"
+#include "kernels/cpu/engines/conv_transpose_direct.h"
 #include "kernels/cpu/engines/gemm_slices.h"
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/ops.h"
@@ -181,8 +182,9 @@ void plan_conv2d(NodeContext& c) {
   c.count_packed((out_channels * kernel * group_in + out_channels) * sizeof(float));
 }
 
+// Weights computed at run time go through conv_transpose_direct.cpp.
 std::optional<std::string> check_conv_transpose2d(const Graph& graph, const Node& node) {
-  if (auto reason = check_conv_common(graph, node, true)) return reason;
+  if (auto reason = check_conv_common(graph, node, false)) return reason;
   const auto& strides = attr_ints(node, "strides");
   const auto& output_padding = attr_ints(node, "output_padding");
   if (output_padding.size() != 2) return std::string("output_padding must have 2 values");
@@ -193,6 +195,10 @@ std::optional<std::string> check_conv_transpose2d(const Graph& graph, const Node
 }
 
 void plan_conv_transpose2d(NodeContext& c) {
+  if (!c.is_constant(1) || (c.has_input(2) && !c.is_constant(2))) {
+    plan_conv_transpose2d_runtime_weights(c);
+    return;
+  }
   const Shape x_shape = c.input_info(0).shape;  // N, C, H, W
   const Shape w_shape = c.input_info(1).shape;  // C, M/g, kH, kW
   const Conv2d a = conv_attrs(c.node(), w_shape);

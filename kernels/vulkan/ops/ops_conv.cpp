@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/vulkan/ops/conv_winograd.h"
 #include "kernels/vulkan/ops/ops.h"
 #include "kernels/vulkan/plan/prepack.h"
 #include "kernels/vulkan/plan/weight_layout.h"
@@ -70,24 +71,39 @@ void plan_conv2d(NodeContext& ctx) {
                  {ceil_div(ceil_div(s.ow, kTile), 8), ceil_div(s.oh, 8), u32(s.n * in_blocks)});
     return;
   }
+  if (use_winograd(ctx.graph(), node)) {
+    plan_conv2d_winograd(ctx);
+    return;
+  }
   const auto [weights, ranges] = conv_weights(ctx, s, group, window, false);
   const bool pointwise = window.kernel == std::array<int64_t, 2>{1, 1} && window.stride == std::array<int64_t, 2>{1, 1} &&
                          window.pad_begin == std::array<int64_t, 2>{0, 0} && window.pad_end == std::array<int64_t, 2>{0, 0};
+  // Several output blocks per invocation when they all read every input block (group 1); a
+  // workgroup of 64 invocations shaped to the layer: along x the pixel tiles (or (row tile, row)
+  // pairs), up to 64 of them, along y as many output-block groups as fill the rest, so small late
+  // layers (7x7) keep their lanes busy.
+  const int64_t blocks_per_invocation = group == 1 && out_blocks > 1 ? 2 : 1;
+  const int64_t block_groups = (out_blocks + blocks_per_invocation - 1) / blocks_per_invocation;
+  const int64_t pixel_tiles = pointwise ? ceil_div(s.h * s.w, kTile) : ceil_div(s.ow, kTile) * s.oh;
+  uint32_t local_x = 1;
+  while (local_x < 64 && local_x < pixel_tiles) local_x *= 2;
+  const uint32_t local_y = 64 / local_x;
+  const std::array<uint32_t, 3> groups = {ceil_div(pixel_tiles, local_x), ceil_div(s.n * block_groups, local_y), 1};
   if (pointwise) {
-    const int64_t pixels = s.h * s.w;
-    ctx.dispatch("pointwise", {64, 1, 1}, {kTile},
+    ctx.dispatch("pointwise", {local_x, local_y, 1}, {kTile, u32(blocks_per_invocation)},
                  {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias),
                   NodeContext::read(ranges)},
-                 Params().i(s.n).i(in_blocks).i(pixels).i(out_blocks).i(s.m).f(lo).f(hi),
-                 {ceil_div(ceil_div(pixels, kTile), 64), u32(s.n * out_blocks), 1});
+                 Params().i(s.n).i(in_blocks).i(s.h * s.w).i(out_blocks).i(s.m).f(lo).f(hi), groups);
     return;
   }
-  ctx.dispatch("conv2d", {8, 8, 1}, geometry,
+  std::vector<uint32_t> spec = geometry;
+  spec.push_back(u32(blocks_per_invocation));
+  ctx.dispatch("conv2d", {local_x, local_y, 1}, spec,
                {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias),
                 NodeContext::read(ranges)},
                Params().i(s.n).i(in_blocks).i(s.h).i(s.w).i(out_blocks).i(s.oh).i(s.ow).i(window.pad_begin[0])
                    .i(window.pad_begin[1]).i(s.m).f(lo).f(hi),
-               {ceil_div(ceil_div(s.ow, kTile), 8), ceil_div(s.oh, 8), u32(s.n * out_blocks)});
+               groups);
 }
 
 std::optional<std::string> check_conv_transpose2d(const Graph& graph, const Node& node) {

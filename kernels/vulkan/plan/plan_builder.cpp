@@ -5,6 +5,7 @@
 #include "kernels/vulkan/plan/kernel_table.h"
 #include "kernels/vulkan/plan/weight_layout.h"
 #include "lib/core/error.h"
+#include "lib/core/float16.h"
 #include "lib/ir/stored_layout.h"
 
 namespace mt::vulkan {
@@ -163,6 +164,31 @@ int NodeContext::prepacked_weights(size_t i) {
                   storage->fp16 ? "fp16" : "fp32", info.layout, builder_.fp16 ? "fp16" : "fp32");
   const auto bytes = info.data.bytes();
   return builder_.new_buffer(Region::weights, bytes.size(), std::vector<std::byte>(bytes.begin(), bytes.end()));
+}
+
+std::vector<float> NodeContext::prepacked_values(size_t i) const {
+  const TensorInfo& info = input_info(i);
+  const std::optional<VulkanStorage> storage = parse_vulkan_layout(info.layout);
+  if (!storage) fail(ExitCode::failure, "vulkan: tensor '{}' has layout '{}', not a vulkan one", info.name, info.layout);
+  if (storage->fp16 != builder_.fp16)
+    invalid_input("vulkan: tensor '{}' is stored in {} (layout '{}') but the model is planned in {}", info.name,
+                  storage->fp16 ? "fp16" : "fp32", info.layout, builder_.fp16 ? "fp16" : "fp32");
+  const auto bytes = info.data.bytes();
+  std::vector<float> values(bytes.size() / (storage->fp16 ? 2 : 4));
+  if (!storage->fp16) {
+    std::memcpy(values.data(), bytes.data(), values.size() * 4);
+    return values;
+  }
+  for (size_t k = 0; k < values.size(); ++k) {
+    uint16_t half = 0;
+    std::memcpy(&half, bytes.data() + 2 * k, 2);
+    values[k] = half_to_float(half);
+  }
+  return values;
+}
+
+int NodeContext::scratch(int64_t texels) {
+  return builder_.new_buffer(Region::arena, static_cast<size_t>(texels) * (builder_.fp16 ? 8 : 16));
 }
 
 int NodeContext::weights(const std::vector<float>& values) {

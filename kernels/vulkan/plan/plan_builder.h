@@ -127,6 +127,12 @@ class NodeContext {
   // when they are stored in another precision than the plan's.
   int prepacked_weights(size_t i);
 
+  // A prepacked input's stored values (either precision) as floats, in its stored layout.
+  std::vector<float> prepacked_values(size_t i) const;
+  // A buffer of `texels` texels in the plan's precision that only this node's dispatches use
+  // (placed in the arena by their liveness).
+  int scratch(int64_t texels);
+
   // Constants computed by the planner: floats (stored in the plan's precision) or raw words.
   int weights(const std::vector<float>& values);
   int weights_fp32(const std::vector<float>& values);
@@ -139,6 +145,7 @@ class NodeContext {
   static Binding read(const Tensor& t) { return {t.buffer, false}; }
   static Binding read(int buffer) { return {buffer, false}; }
   static Binding write(const Tensor& t) { return {t.buffer, true}; }
+  static Binding write(int buffer) { return {buffer, true}; }
 
  private:
   PlanBuilder& builder_;

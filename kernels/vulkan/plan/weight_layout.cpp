@@ -89,6 +89,45 @@ ConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t in_c
   return packed;
 }
 
+std::vector<float> pack_winograd_weights(const float* w, int64_t out_channels, int64_t in_channels) {
+  const int64_t out_blocks = (out_channels + 3) / 4, in_blocks = (in_channels + 3) / 4;
+  std::vector<float> packed(static_cast<size_t>(16 * out_blocks * in_blocks * 16), 0.0f);
+  for (int64_t oc = 0; oc < out_channels; ++oc)
+    for (int64_t ic = 0; ic < in_channels; ++ic) {
+      const float* g = w + (oc * in_channels + ic) * 9;
+      // G g, 4x3, with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]; then (G g) G^T, 4x4.
+      float gg[4][3];
+      for (int c = 0; c < 3; ++c) {
+        gg[0][c] = g[c];
+        gg[1][c] = 0.5f * (g[c] + g[3 + c] + g[6 + c]);
+        gg[2][c] = 0.5f * (g[c] - g[3 + c] + g[6 + c]);
+        gg[3][c] = g[6 + c];
+      }
+      for (int r = 0; r < 4; ++r) {
+        const float u[4] = {gg[r][0], 0.5f * (gg[r][0] + gg[r][1] + gg[r][2]), 0.5f * (gg[r][0] - gg[r][1] + gg[r][2]),
+                            gg[r][2]};
+        for (int c = 0; c < 4; ++c) {
+          const int64_t pos = 4 * r + c;
+          const int64_t matrix = (pos * out_blocks + oc / 4) * in_blocks + ic / 4;
+          packed[static_cast<size_t>(matrix * 16 + (ic % 4) * 4 + oc % 4)] = u[c];
+        }
+      }
+    }
+  return packed;
+}
+
+std::vector<float> unpack_conv_weights(const float* packed, int64_t out_channels, int64_t in_channels, int64_t kh,
+                                       int64_t kw) {
+  const int64_t in_blocks = (in_channels + 3) / 4, taps = kh * kw;
+  std::vector<float> w(static_cast<size_t>(out_channels * in_channels * taps));
+  for (int64_t oc = 0; oc < out_channels; ++oc)
+    for (int64_t ic = 0; ic < in_channels; ++ic)
+      for (int64_t t = 0; t < taps; ++t)
+        w[static_cast<size_t>((oc * in_channels + ic) * taps + t)] =
+            packed[static_cast<size_t>((((oc / 4 * in_blocks + ic / 4) * taps + t) * 4 + ic % 4) * 4 + oc % 4)];
+  return w;
+}
+
 std::vector<float> pack_depthwise_weights(const float* w, int64_t channels, int64_t kh, int64_t kw) {
   const int64_t blocks = (channels + 3) / 4, taps = kh * kw;
   std::vector<float> packed(static_cast<size_t>(blocks * taps * 4), 0.0f);

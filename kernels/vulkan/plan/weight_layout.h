@@ -35,6 +35,15 @@ std::vector<int32_t> conv_weight_ranges(int64_t out_channels, int64_t in_channel
 ConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t in_channels, int64_t group, int64_t kh,
                               int64_t kw, bool transposed);
 
+// Winograd F(2x2, 3x3) weights for shaders/winograd_gemm.comp from row-major W[M, C, 3, 3] (group 1):
+// for each of the 16 positions of U = G g G^T, output block and input block, 4 vec4: row l holds
+// the weights from input channel 4 ib + l to the block's 4 output channels (zero past the ends).
+std::vector<float> pack_winograd_weights(const float* w, int64_t out_channels, int64_t in_channels);
+// The row-major W[M, C, kH, kW] of group-1 conv2d weights packed by pack_conv_weights (for a
+// prepacked model whose conv the planner runs another way).
+std::vector<float> unpack_conv_weights(const float* packed, int64_t out_channels, int64_t in_channels, int64_t kh,
+                                       int64_t kw);
+
 // Depthwise conv2d weights (group == C == M, W[C, 1, kH, kW]) for shaders/depthwise.comp: per
 // channel block, per tap, one vec4.
 std::vector<float> pack_depthwise_weights(const float* w, int64_t channels, int64_t kh, int64_t kw);

@@ -164,13 +164,13 @@ TEST_CASE("cpu check_node: precise reasons") {
   GraphBuilder b;
   const auto x = b.input("x", random({1, 3, 8, 8}, 1));
   const auto w = b.input("w", random({3, 4, 1, 1}, 2));
-  const auto conv = b.op("conv_transpose2d", {x, w});
+  const auto conv = b.op("conv_transpose2d", {x, w}, {{"act_min", 1.0}, {"act_max", 1.0}});
   const auto i = b.input("i", HostTensor::of(DType::i8, {4}, std::vector<int8_t>{1, 2, 3, 4}));
   const auto relu = b.op("relu", {i});
   b.output(conv);
   b.output(relu);
   const Backend& cpu = cpu_backend();
-  CHECK(cpu.check_node(b.graph, b.graph.nodes[0]) == std::optional<std::string>("weights must be constant"));
+  CHECK(cpu.check_node(b.graph, b.graph.nodes[0]) == std::optional<std::string>("act_min 1 >= act_max 1 not supported"));
   CHECK(cpu.check_node(b.graph, b.graph.nodes[1]) == std::optional<std::string>("dtype int8 not supported"));
   Node unknown{.name = "u", .op = "no_such_op"};
   CHECK(cpu.check_node(b.graph, unknown) == std::optional<std::string>("op not implemented"));
@@ -179,7 +179,7 @@ TEST_CASE("cpu check_node: precise reasons") {
     FAIL("expected an error");
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::unsupported);
-    CHECK(std::string(e.what()).find("weights must be constant") != std::string::npos);
+    CHECK(std::string(e.what()).find("act_min 1 >= act_max 1 not supported") != std::string::npos);
   }
 }
 

@@ -1,7 +1,9 @@
 // Element-wise rules: op names, attributes, Clip by opset, Cast, variadic ops, and the ops that
 // vanish (Identity, Dropout, Constant).
+#include <algorithm>
 #include <cfloat>
 
+#include "lib/import/constant_values.h"
 #include "tests/unit/import/onnx_test_util.h"
 
 namespace mt::test {
@@ -84,12 +86,31 @@ TEST_CASE("Clip: attributes before opset 11, constant inputs from 11, missing bo
   CHECK(std::get<double>(g.nodes[0].attrs.at("max")) == FLT_MAX);
   check_close(run_graph(g, {{-5, 0, 5, 1e30f}}), {-1, 0, 5, 1e30f});
 
+  // A bound computed at run time: max(x, min), then min(.., max), as ONNX defines Clip.
   OnnxBuilder runtime_bound(13);
   runtime_bound.input("x", {4}).input("hi", {}).output("y");
   runtime_bound.node("Clip", {"x", "", "hi"}, {"y"}, "clip");
-  Error e = import_error(runtime_bound);
-  CHECK(e.code() == ExitCode::unsupported);
-  CHECK(std::string(e.what()).find("node 'clip' (Clip): input 'hi' (max) must be constant") != std::string::npos);
+  g = runtime_bound.import();
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0].op == "min");
+  check_close(run_graph(g, {{-5, 0, 5, 9}, {4}}), {-5, 0, 4, 4});
+
+  OnnxBuilder both(13);
+  both.input("x", {4}).input("lo", {}).input("hi", {}).output("y");
+  both.node("Clip", {"x", "lo", "hi"}, {"y"}, "clip");
+  g = both.import();
+  REQUIRE(g.nodes.size() == 2);
+  CHECK(g.nodes[0].op == "max");
+  CHECK(g.nodes[1].op == "min");
+  check_close(run_graph(g, {{-5, 0, 5, 9}, {-1}, {4}}), {-1, 0, 4, 4});
+  check_close(run_graph(g, {{-5, 0, 5, 9}, {3}, {1}}), {1, 1, 1, 1});  // min > max: max everywhere
+
+  OnnxBuilder not_scalar(13);
+  not_scalar.input("x", {4}).input("hi", {2}).output("y");
+  not_scalar.node("Clip", {"x", "", "hi"}, {"y"}, "clip");
+  Error e = import_error(not_scalar);
+  CHECK(e.code() == ExitCode::invalid_input);
+  CHECK(std::string(e.what()).find("node 'clip' (Clip): max must be a scalar") != std::string::npos);
 }
 
 TEST_CASE("binary ops, and Pow with an exponent of another type") {
@@ -192,19 +213,27 @@ TEST_CASE("without the checker (opset newer than it knows), an undefined tensor 
         std::string::npos);
 }
 
-TEST_CASE("Dropout's mask output is unsupported when used, and so is training mode") {
+TEST_CASE("Dropout's mask output is all true; training mode is unsupported") {
   OnnxBuilder b(12);
-  b.input("x", {4}).output("y").output("mask", onnx::TensorProto::BOOL);
+  b.input("x", {2, 3}).output("y").output("mask", onnx::TensorProto::BOOL);
   b.node("Dropout", {"x"}, {"y", "mask"}, "drop");
-  Error e = import_error(b);
-  CHECK(e.code() == ExitCode::unsupported);
-  CHECK(std::string(e.what()).find("node 'drop' (Dropout): output 1 ('mask', the dropout mask) is used") !=
-        std::string::npos);
+  const Graph g = b.import();
+  // Graph outputs that are a graph input (y) or a constant (the mask) get their ONNX names through
+  // identity nodes.
+  const auto producer = std::find_if(g.nodes.begin(), g.nodes.end(),
+                                     [](const Node& n) { return n.outputs == std::vector<std::string>{"mask"}; });
+  REQUIRE(producer != g.nodes.end());
+  CHECK(producer->op == "identity");
+  const TensorInfo& mask = g.tensor(producer->inputs.at(0));
+  CHECK(mask.dtype == DType::boolean);
+  CHECK(mask.shape == Shape{2, 3});
+  REQUIRE(mask.is_constant());
+  CHECK(onnx_import::read_ints(mask) == std::vector<int64_t>(6, 1));
 
   OnnxBuilder training(12);
   training.input("x", {4}).input("train", {}, onnx::TensorProto::BOOL).output("y");
   training.node("Dropout", {"x", "", "train"}, {"y"}, "drop");
-  e = import_error(training);
+  Error e = import_error(training);
   CHECK(e.code() == ExitCode::unsupported);
   CHECK(std::string(e.what()).find("training_mode must be a constant false") != std::string::npos);
 }

@@ -1,10 +1,11 @@
 // Constants in the layouts the shaders read (kernels/vulkan/plan/weight_layout.h), fp32 and fp16:
 // activations and per-channel vectors packed by 4, conv and conv_transpose weights as 4x4 matrices
 // per (output block, input block, tap) with only the blocks a group reads, depthwise and linear
-// weights as one vec4 per block. Positions are computed by hand from the layout comments. No
-// device needed.
+// weights as one vec4 per block, Winograd F(2x2, 3x3) weights. Positions are computed by hand from
+// the layout comments. No device needed.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -79,6 +80,34 @@ TEST_CASE("weight_layout: conv2d weights as 4x4 matrices per block and tap") {
   CHECK(at(2, 1, 0) == 411);  // W[4][1][0]
   CHECK(at(2, 1, 1) == 0);    // output 5 does not exist
   CHECK(at(3, 3, 0) == 0);    // input 3 does not exist
+}
+
+TEST_CASE("weight_layout: unpack_conv_weights inverts pack_conv_weights (group 1)") {
+  // M = 6, C = 5 (partial blocks both ways), 3x3.
+  const std::vector<float> w = counting(6 * 5 * 9);
+  const ConvWeights packed = pack_conv_weights(w.data(), 6, 5, 1, 3, 3, false);
+  CHECK(unpack_conv_weights(packed.weights.data(), 6, 5, 3, 3) == w);
+}
+
+TEST_CASE("weight_layout: Winograd F(2x2, 3x3) weights are G g G^T per position and block") {
+  // M = 5, C = 2. Output 4 / input 1 holds g = [1 2 3; 4 5 6; 7 8 9], every other pair zero.
+  std::vector<float> w(5 * 2 * 9, 0.0f);
+  for (int k = 0; k < 9; ++k) w[(4 * 2 + 1) * 9 + k] = static_cast<float>(k + 1);
+  const std::vector<float> u = pack_winograd_weights(w.data(), 5, 2);
+  // 16 positions x 2 output blocks x 1 input block x 16 floats.
+  REQUIRE(u.size() == 16 * 2 * 16);
+  // G g G^T by hand, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]: G g = [1 2 3; 6 7.5 9; 2 2.5 3; 7 8 9],
+  // then each row r -> [r0, (r0 + r1 + r2) / 2, (r0 - r1 + r2) / 2, r2].
+  const float expected[16] = {1, 3, 1, 3, 6, 11.25f, 3.75f, 9, 2, 3.75f, 1.25f, 3, 7, 12, 4, 9};
+  for (int pos = 0; pos < 16; ++pos) {
+    // Matrix (pos, output block 1, input block 0); row = input lane 1, column = output lane 0.
+    const size_t matrix = static_cast<size_t>(pos * 2 + 1);
+    CHECK(u[matrix * 16 + 1 * 4 + 0] == doctest::Approx(expected[pos]));
+    float others = 0.0f;
+    for (size_t k = 0; k < 16; ++k) others += k == 4 ? 0.0f : std::abs(u[matrix * 16 + k]);
+    CHECK(others == 0.0f);
+    for (size_t k = 0; k < 16; ++k) CHECK(u[static_cast<size_t>(pos * 2) * 16 + k] == 0.0f);  // block 0
+  }
 }
 
 TEST_CASE("weight_layout: grouped conv2d stores only the input blocks of each group") {
