@@ -7,9 +7,9 @@
 #       [--models a,b] [--precisions fp32,fp16] [--rounds N] [--warmup N] [--iterations N]
 #
 # Get ncnn's source with `git clone https://github.com/Tencent/ncnn` (no submodules needed: the
-# build uses Debian's glslang). Needs cmake, ninja, g++, protoc + libprotobuf-dev, glslang-dev and
-# glslang-tools, libvulkan1 (plus mesa-vulkan-drivers for lavapipe), and /usr/bin/python3 with torch
-# and onnx for the model export (scripts/install-deps.sh installs them).
+# build uses Debian's glslang). Needs what scripts/install-deps.sh installs (cmake, g++, protoc +
+# libprotobuf-dev, Vulkan and mesa-vulkan-drivers for lavapipe, /usr/bin/python3 with torch and onnx
+# for the model export) plus `apt-get install glslang-dev glslang-tools ninja-build`.
 #
 # Steps, each cached under ${XDG_CACHE_HOME:-~/.cache}/mt-compare-vulkan (rerunning is cheap):
 #   1. ncnn: libncnn with Vulkan (Debian's glslang) and ncnnoptimize, built from --ncnn-src;
