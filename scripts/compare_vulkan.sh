@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# Times mt's Vulkan backend beside ncnn's on the zoo models, fp32 and fp16: the comparison of
+# docs/vulkan-gpu.md. ncnn is built from its own source outside the tree and converts the models with
+# its own tools; nothing of it enters the repository.
+#
+#   NCNN_SRC=DIR scripts/compare_vulkan.sh [--ncnn-src DIR] [--mt-bin DIR] [--device lavapipe|default]
+#       [--models a,b] [--precisions fp32,fp16] [--rounds N] [--warmup N] [--iterations N]
+#
+# Get ncnn's source with `git clone https://github.com/Tencent/ncnn` (no submodules needed: the
+# build uses Debian's glslang). Needs what scripts/install-deps.sh installs (cmake, g++, protoc +
+# libprotobuf-dev, Vulkan and mesa-vulkan-drivers for lavapipe, /usr/bin/python3 with torch and onnx
+# for the model export) plus `apt-get install glslang-dev glslang-tools ninja-build`.
+#
+# Steps, each cached under ${XDG_CACHE_HOME:-~/.cache}/mt-compare-vulkan (rerunning is cheap):
+#   1. ncnn: libncnn with Vulkan (Debian's glslang) and ncnnoptimize, built from --ncnn-src;
+#      onnx2ncnn compiled by hand (ncnn's top-level CMake no longer builds it) from
+#      tools/onnx with protoc; scripts/ncnn_vulkan_timer.cpp compiled against the installed libncnn.
+#   2. models: scripts/export_models.py into the models directory compare_peers.py uses
+#      (${XDG_CACHE_HOME:-~/.cache}/mt-compare-peers/models); ncnn's side is
+#      scripts/onnx_for_ncnn.py | onnx2ncnn | ncnnoptimize, mt's is mt-convert | mt-fuse.
+#   3. timing, round-robin: each round runs every model and precision, ncnn then mt, each as its own
+#      process (load, first run, --warmup runs, --iterations timed runs; the median is kept). The
+#      result is the median of the rounds' medians, so a burst of other load hits one round of both.
+#      ncnn's output of every run is compared with the model's expected.npy (PyTorch), so a broken
+#      conversion cannot pass for a fast one.
+#
+# --device lavapipe (the default) points both at Mesa's CPU driver through VK_ICD_FILENAMES;
+# --device default leaves the Vulkan loader alone, and each runtime takes its default device (the
+# names both report are printed; a mismatch is an error).
+# Prints the markdown table on stdout and writes it, with the raw per-round medians, to
+# results.md / results.tsv in the cache. Exit codes: 0 done (a model a runtime cannot convert or
+# run is a row saying why), 1 a build or export step failed, 2 a usage error.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SCRIPTS=$ROOT/scripts
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/mt-compare-vulkan
+MODELS_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/mt-compare-peers/models
+LVP_ICD=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+
+ncnn_src=${NCNN_SRC:-}
+mt_bin=$ROOT/build/tools
+device=lavapipe
+models=resnet18,mobilenet_v2,mobilenet_v3_large,efficientnet_b0,resnet50
+precisions=fp32,fp16
+rounds=3 warmup=2 iterations=5
+
+usage() { sed -n '6,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+die() { echo "compare_vulkan.sh: $1" >&2; exit "${2:-1}"; }
+log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+count() { [[ $1 =~ ^[0-9]+$ ]] || die "$2 must be a whole number, not '$1'" 2; echo "$1"; }
+
+while [[ $# -gt 0 ]]; do
+  [[ $1 == -h || $1 == --help ]] && { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+  [[ $# -ge 2 ]] || usage
+  case $1 in
+    --ncnn-src) ncnn_src=$2 ;;
+    --mt-bin) mt_bin=$2 ;;
+    --device) device=$2 ;;
+    --models) models=$2 ;;
+    --precisions) precisions=$2 ;;
+    --rounds) rounds=$(count "$2" --rounds) ;;
+    --warmup) warmup=$(count "$2" --warmup) ;;
+    --iterations) iterations=$(count "$2" --iterations) ;;
+    *) usage ;;
+  esac
+  shift 2
+done
+[[ -n $ncnn_src ]] || die "no ncnn source: set NCNN_SRC or --ncnn-src to a clone of https://github.com/Tencent/ncnn" 2
+[[ -f $ncnn_src/src/net.h && -f $ncnn_src/tools/onnx/onnx2ncnn.cpp ]] ||
+  die "$ncnn_src: not an ncnn source tree (no src/net.h or tools/onnx/onnx2ncnn.cpp)" 2
+ncnn_src=$(cd "$ncnn_src" && pwd)
+for tool in mt-convert mt-fuse mt-bench; do
+  [[ -x $mt_bin/$tool ]] || die "$mt_bin/$tool: not found (build mt, or pass --mt-bin)" 2
+done
+mt_bin=$(cd "$mt_bin" && pwd)
+case $device in
+  lavapipe) [[ -f $LVP_ICD ]] || die "$LVP_ICD: no lavapipe ICD (install mesa-vulkan-drivers)" 2
+            export VK_ICD_FILENAMES=$LVP_ICD ;;
+  default) ;;
+  *) die "--device must be lavapipe or default, not '$device'" 2 ;;
+esac
+[[ $iterations -ge 1 && $rounds -ge 1 ]] || die "--iterations and --rounds must be at least 1" 2
+IFS=, read -r -a model_list <<<"$models"
+IFS=, read -r -a precision_list <<<"$precisions"
+for p in "${precision_list[@]}"; do [[ $p == fp32 || $p == fp16 ]] || die "unknown precision '$p'" 2; done
+
+# ---- 1. ncnn, onnx2ncnn and the timer --------------------------------------------------------------
+mkdir -p "$CACHE"
+build=$CACHE/ncnn-build install=$CACHE/ncnn-install bin=$CACHE/bin
+mkdir -p "$bin"
+glslang_dir=$(dirname "$(ls /usr/lib/*/cmake/glslang/glslang-config.cmake /usr/lib/*/cmake/glslang/glslangConfig.cmake \
+  2>/dev/null | head -1)")
+[[ $glslang_dir != . ]] || die "no glslang CMake package: apt-get install glslang-dev glslang-tools"
+if [[ ! -f $build/CMakeCache.txt ]] || ! grep -q "^CMAKE_HOME_DIRECTORY:INTERNAL=$ncnn_src\$" "$build/CMakeCache.txt"; then
+  log "configuring ncnn from $ncnn_src"
+  rm -rf "$build"
+  cmake -S "$ncnn_src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNCNN_VULKAN=ON \
+    -DNCNN_SYSTEM_GLSLANG=ON -Dglslang_DIR="$glslang_dir" -DNCNN_BUILD_TOOLS=ON -DNCNN_BUILD_EXAMPLES=OFF \
+    -DNCNN_BUILD_BENCHMARK=OFF -DNCNN_BUILD_TESTS=OFF -DNCNN_PYTHON=OFF >"$CACHE/configure.log" 2>&1 ||
+    die "configuring ncnn failed; see $CACHE/configure.log"
+fi
+log "building libncnn and ncnnoptimize (about 20 minutes on 2 cores the first time)"
+cmake --build "$build" --target ncnn ncnnoptimize >"$CACHE/build.log" 2>&1 || die "building ncnn failed; see $CACHE/build.log"
+# Only the library's own install script: the tools this build skips would fail a full install.
+cmake --install "$build/src" --prefix "$install" >"$CACHE/install.log" 2>&1 || die "installing libncnn failed; see $CACHE/install.log"
+cp "$build/tools/ncnnoptimize" "$bin/"
+
+onnx2ncnn_src=$ncnn_src/tools/onnx
+if [[ ! -x $bin/onnx2ncnn || $onnx2ncnn_src/onnx2ncnn.cpp -nt $bin/onnx2ncnn || $onnx2ncnn_src/onnx.proto -nt $bin/onnx2ncnn ]]; then
+  log "compiling onnx2ncnn"
+  mkdir -p "$CACHE/onnx2ncnn"
+  protoc --proto_path="$onnx2ncnn_src" --cpp_out="$CACHE/onnx2ncnn" "$onnx2ncnn_src/onnx.proto"
+  g++ -O2 -std=c++17 -I"$CACHE/onnx2ncnn" "$onnx2ncnn_src/onnx2ncnn.cpp" "$CACHE/onnx2ncnn/onnx.pb.cc" -lprotobuf \
+    -lpthread -o "$bin/onnx2ncnn" 2>"$CACHE/onnx2ncnn.log" || die "compiling onnx2ncnn failed; see $CACHE/onnx2ncnn.log"
+fi
+
+timer_build=$CACHE/timer-build
+mkdir -p "$CACHE/timer-src"
+# A CMake project is how ncnn's static library brings its dependencies (glslang, OpenMP, threads).
+cat >"$CACHE/timer-src/CMakeLists.txt.new" <<EOF
+cmake_minimum_required(VERSION 3.16)
+project(ncnn_vulkan_timer CXX)
+find_package(ncnn REQUIRED)
+add_executable(ncnn_vulkan_timer "$SCRIPTS/ncnn_vulkan_timer.cpp")
+target_compile_features(ncnn_vulkan_timer PRIVATE cxx_std_17)
+target_link_libraries(ncnn_vulkan_timer PRIVATE ncnn)
+EOF
+cmp -s "$CACHE/timer-src/CMakeLists.txt.new" "$CACHE/timer-src/CMakeLists.txt" ||
+  mv "$CACHE/timer-src/CMakeLists.txt.new" "$CACHE/timer-src/CMakeLists.txt"
+rm -f "$CACHE/timer-src/CMakeLists.txt.new"
+{ cmake -S "$CACHE/timer-src" -B "$timer_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -Dncnn_DIR="$(dirname "$(ls "$install"/lib*/cmake/ncnn/ncnnConfig.cmake | head -1)")" &&
+  cmake --build "$timer_build"; } >"$CACHE/timer.log" 2>&1 || die "building the timer failed; see $CACHE/timer.log"
+timer=$timer_build/ncnn_vulkan_timer
+
+# ---- 2. models ---------------------------------------------------------------------------------------
+log "exporting ${models} into $MODELS_DIR (skips models already current)"
+/usr/bin/python3 "$SCRIPTS/export_models.py" --only "$models" --out "$MODELS_DIR" >&2 || die "exporting the models failed"
+
+declare -A ncnn_failed mt_failed
+for m in "${model_list[@]}"; do
+  src=$MODELS_DIR/$m work=$CACHE/models/$m
+  mkdir -p "$work"
+  if [[ ! -f $work/model.ncnn.param || $src/model.onnx -nt $work/model.ncnn.param ]]; then
+    log "$m: converting for ncnn"
+    rm -f "$work"/model.ncnn.*
+    if ! { /usr/bin/python3 "$SCRIPTS/onnx_for_ncnn.py" "$src/model.onnx" "$work/for_ncnn.onnx" &&
+           "$bin/onnx2ncnn" "$work/for_ncnn.onnx" "$work/raw.param" "$work/raw.bin" &&
+           "$bin/ncnnoptimize" "$work/raw.param" "$work/raw.bin" "$work/opt.param" "$work/opt.bin" 0; } \
+           >"$work/convert.log" 2>&1; then
+      ncnn_failed[$m]="conversion failed: $(grep -v '^$' "$work/convert.log" | tail -1)"
+    elif grep -q "not supported yet" "$work/convert.log"; then
+      ncnn_failed[$m]="onnx2ncnn: $(grep -m1 'not supported yet' "$work/convert.log")"
+    else
+      mv "$work/opt.param" "$work/model.ncnn.param"
+      mv "$work/opt.bin" "$work/model.ncnn.bin"
+      rm -f "$work/for_ncnn.onnx" "$work"/raw.*
+    fi
+  fi
+  if [[ ! -f $work/model.mt || $src/model.onnx -nt $work/model.mt || $mt_bin/mt-fuse -nt $work/model.mt ]]; then
+    log "$m: converting for mt"
+    if "$mt_bin/mt-convert" "$src/model.onnx" 2>"$work/mt-convert.log" | "$mt_bin/mt-fuse" >"$work/model.mt.tmp" 2>>"$work/mt-convert.log"; then
+      mv "$work/model.mt.tmp" "$work/model.mt"
+    else
+      rm -f "$work/model.mt.tmp"
+      mt_failed[$m]="conversion failed: $(tail -1 "$work/mt-convert.log")"
+    fi
+  fi
+done
+
+# ---- 3. timing -----------------------------------------------------------------------------------------
+json() { /usr/bin/python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
+results=$CACHE/results.tsv
+printf 'round\tmodel\tprecision\truntime\tmedian_ms\tdevice\tmax_abs_error\tcosine\tload\n' >"$results"
+ncnn_device="" mt_device=""
+for ((round = 1; round <= rounds; round++)); do
+  for m in "${model_list[@]}"; do
+    src=$MODELS_DIR/$m work=$CACHE/models/$m
+    in_name=$(json 'd["input"]["name"]' <"$src/info.json")
+    out_name=$(json 'd["output"]["name"]' <"$src/info.json")
+    for p in "${precision_list[@]}"; do
+      load=$(cut -d' ' -f1 /proc/loadavg)
+      if [[ -z ${ncnn_failed[$m]:-} ]]; then
+        if out=$("$timer" "$work/model.ncnn.param" "$work/model.ncnn.bin" "$src/input.npy" "$in_name" "$out_name" "$p" \
+                 "$warmup" "$iterations" "$src/expected.npy" 2>"$work/ncnn-run.log"); then
+          printf '%s\t%s\t%s\tncnn\t%s\t%s\t%s\t%s\t%s\n' "$round" "$m" "$p" "$(json 'd["median_ms"]' <<<"$out")" \
+            "$(json 'd["device"]' <<<"$out")" "$(json 'd["max_abs_error"]' <<<"$out")" \
+            "$(json 'd["cosine"]' <<<"$out")" "$load" >>"$results"
+          ncnn_device=$(json 'd["device"]' <<<"$out")
+        else
+          ncnn_failed[$m]="run failed: $(tail -1 "$work/ncnn-run.log")"
+        fi
+      fi
+      if [[ -z ${mt_failed[$m]:-} ]]; then
+        if out=$("$mt_bin/mt-bench" "$work/model.mt" -d vulkan --precision "$p" -w "$warmup" -n "$iterations" \
+                 -i "$in_name=$src/input.npy" -f json -q 2>"$work/mt-run.log"); then
+          printf '%s\t%s\t%s\tmt\t%s\t%s\t\t\t%s\n' "$round" "$m" "$p" "$(json 'd["timing"]["latency_ms"]["median"]' <<<"$out")" \
+            "$(json 'd["setup"]["gpu_name"]' <<<"$out")" "$load" >>"$results"
+          mt_device=$(json 'd["setup"]["gpu_name"]' <<<"$out")
+        else
+          mt_failed[$m]="run failed: $(tail -1 "$work/mt-run.log")"
+        fi
+      fi
+      log "round $round/$rounds: $m $p done"
+    done
+  done
+done
+echo "ncnn ran on: ${ncnn_device:-nothing}; mt ran on: ${mt_device:-nothing}" >&2
+if [[ $device == default && -n $ncnn_device && -n $mt_device && $mt_device != "$ncnn_device"* ]]; then
+  die "ncnn and mt chose different devices ($ncnn_device / $mt_device); limit VK_ICD_FILENAMES to one"
+fi
+
+# ---- the table -------------------------------------------------------------------------------------------
+failures=$CACHE/failures.tsv
+: >"$failures"
+for m in "${model_list[@]}"; do
+  [[ -z ${ncnn_failed[$m]:-} ]] || printf '%s\tncnn\t%s\n' "$m" "${ncnn_failed[$m]}" >>"$failures"
+  [[ -z ${mt_failed[$m]:-} ]] || printf '%s\tmt\t%s\n' "$m" "${mt_failed[$m]}" >>"$failures"
+done
+/usr/bin/python3 "$SCRIPTS/compare_vulkan_table.py" "$results" "$failures" "$warmup" "$iterations" | tee "$CACHE/results.md"
