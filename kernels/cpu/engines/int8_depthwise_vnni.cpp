@@ -183,9 +183,10 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
 void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x, const int8_t* padding,
                     int8_t* y, void* scratch, size_t threads, pthreadpool_t pool) {
 #if defined(__x86_64__)
-  // One part per thread, each with its own scratch rows: split by channel blocks when that shares
-  // the work as evenly as splitting by output rows (no input row is then widened twice, and 7x7
-  // layers, whose 7 rows split 4 / 3, split evenly), else by contiguous ranges of output rows.
+  // One part per thread, each with its own scratch rows: contiguous ranges of output rows, unless
+  // channel blocks share the work more evenly (MobileNet's 7x7 layers: 7 rows split 4 / 3, 60
+  // blocks 30 / 30). Not on a tie: threads splitting channels write (and read) parts of the same
+  // pixels' cache lines, and measured no faster than rows on MobileNetV2/V3 (docs/benchmarks.md).
   const size_t rows = s.n * s.out_h, blocks = blocks_of(s.channels);
   if (rows == 0 || blocks == 0) return;
   const size_t pool_threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
@@ -193,7 +194,7 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
   auto largest_share = [parts](size_t units) {  // of the largest part, relative to an even split
     return static_cast<double>((units + parts - 1) / parts) * static_cast<double>(parts) / static_cast<double>(units);
   };
-  const bool by_blocks = largest_share(blocks) <= largest_share(rows);
+  const bool by_blocks = largest_share(blocks) < largest_share(rows);
   const size_t part_elements = s.kernel_h * widened_row_bytes(s, s.channels) / sizeof(int16_t);
   auto run = [&](size_t part) {
     size_t begin = 0, end = rows;

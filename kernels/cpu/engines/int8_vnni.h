@@ -117,7 +117,7 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads
 // y (NHWC) = requantize(depthwise conv(x) + bias); `padding` holds `channels` bytes of the input
 // zero point; `scratch`: int8_depthwise_scratch_bytes(shape, threads), 64-byte aligned. Any stride,
 // dilation and padding; split across up to `threads` of the pool's threads by channel blocks of 16
-// or by output rows, whichever shares the work more evenly (channel blocks on a tie).
+// or by output rows, whichever shares the work more evenly (rows on a tie).
 void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& shape, const int8_t* x,
                     const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool);
 

@@ -236,8 +236,8 @@ TEST_CASE("cpu int8 vnni conv and depthwise: equal a plain loop") {
       check_conv(conv_shape(1, 12, 12, channels, kernel, 1, 2, 1), channels, true, two);
     }
   }
-  // Depthwise convs split across two threads by channel blocks (when that is as even as by rows):
-  // 4 and 6 blocks of 16 channels over 7 rows; 5 blocks split by rows.
+  // Depthwise convs split across two threads by channel blocks (when that is more even than by
+  // rows): 4 and 6 blocks of 16 channels over 7 rows; 5 blocks split by rows.
   for (size_t channels : {64, 80, 96})
     for (size_t kernel : {3, 5}) {
       check_conv(conv_shape(1, 7, 7, channels, kernel, 1, 1, kernel / 2), channels, true, two);
