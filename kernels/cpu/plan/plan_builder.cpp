@@ -237,22 +237,22 @@ Value NodeContext::xnn_input(size_t i, const Layout& layout) {
   return value;
 }
 
-Value NodeContext::output(size_t i, const Layout& layout) {
-  const TensorInfo& info = output_info(i);
-  Value value{.buffer = builder_.new_buffer(BufferKind::arena, info.byte_size()), .dtype = info.dtype,
+namespace {
+// Tensor `name` (a node's output) in a new arena buffer, stored in `layout`.
+Value new_output(PlanBuilder& builder, const std::string& name, const Layout& layout) {
+  const TensorInfo& info = builder.graph.tensor(name);
+  Value value{.buffer = builder.new_buffer(BufferKind::arena, info.byte_size()), .dtype = info.dtype,
               .shape = info.shape, .layout = canonical_layout(info.shape, layout)};
-  builder_.define(node_.outputs[i], value);
+  builder.define(name, value);
   return value;
 }
+}  // namespace
+
+Value NodeContext::output(size_t i, const Layout& layout) { return new_output(builder_, node_.outputs.at(i), layout); }
 
 Value NodeContext::fused_output(size_t consumer, size_t i, const Layout& layout) {
   builder_.fuse(consumer);
-  const std::string& name = builder_.graph.nodes.at(consumer).outputs.at(i);
-  const TensorInfo& info = builder_.graph.tensor(name);
-  Value value{.buffer = builder_.new_buffer(BufferKind::arena, info.byte_size()), .dtype = info.dtype,
-              .shape = info.shape, .layout = canonical_layout(info.shape, layout)};
-  builder_.define(name, value);
-  return value;
+  return new_output(builder_, builder_.graph.nodes.at(consumer).outputs.at(i), layout);
 }
 
 Value NodeContext::alias(size_t i, const Value& source, const Layout& layout, size_t extra_offset) {
