@@ -77,17 +77,23 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
 #endif
 namespace {
 
-// Widens input row iy of image n (the padding's x_zero outside the image) into `row`: column i
-// (input column i * column_step - pad_left) of block b holds (x[col][c], x[col + dilation][c]) as int16 pairs.
+// Channel blocks [first, last) of 16 channels: the share of the work of one thread.
+struct Blocks {
+  size_t first = 0, last = 0;
+};
+
+// Widens blocks `blocks` of input row iy of image n (the padding's x_zero outside the image) into
+// `row`: column i (input column i * column_step - pad_left) of block first + b holds
+// (x[col][c], x[col + dilation][c]) as int16 pairs.
 MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const int8_t* x, const int8_t* padding, size_t n, int64_t iy,
-                              int16_t* row) {
+                              Blocks blocks, int16_t* row) {
   alignas(32) uint8_t order[32];  // bytes 0..15 of the first operand and of the second, alternating
   for (size_t i = 0; i < 16; ++i) {
     order[2 * i] = static_cast<uint8_t>(i);
     order[2 * i + 1] = static_cast<uint8_t>(32 + i);
   }
   const __m256i interleave = _mm256_load_si256(reinterpret_cast<const __m256i*>(order));
-  const size_t columns = widened_columns(s), blocks = blocks_of(s.channels);
+  const size_t columns = widened_columns(s);
   const int8_t* line = inside(iy, s.h) ? x + (n * s.h + static_cast<size_t>(iy)) * s.w * s.channels : nullptr;
   auto pixel = [&](int64_t ix) {
     return line != nullptr && inside(ix, s.w) ? line + static_cast<size_t>(ix) * s.channels : padding;
@@ -96,25 +102,26 @@ MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const int8_t* x, const i
     const int64_t ix = static_cast<int64_t>(i * column_step(s)) - s.pad_left;
     const int8_t* first = pixel(ix);
     const int8_t* second = pixel(ix + static_cast<int64_t>(s.dilation_w));
-    for (size_t b = 0; b < blocks; ++b) {
+    for (size_t b = blocks.first; b < blocks.last; ++b) {
       const __mmask16 mask = vnni::lanes(s.channels - b * kBlock);
       const __m128i a = _mm_maskz_loadu_epi8(mask, first + b * kBlock);
       const __m128i c = _mm_maskz_loadu_epi8(mask, second + b * kBlock);
       const __m256i pair = _mm256_permutex2var_epi8(_mm256_zextsi128_si256(a), interleave, _mm256_zextsi128_si256(c));
-      _mm512_store_si512(row + (b * columns + i) * 2 * kBlock, _mm512_cvtepi8_epi16(pair));
+      _mm512_store_si512(row + ((b - blocks.first) * columns + i) * 2 * kBlock, _mm512_cvtepi8_epi16(pair));
     }
   }
 }
 
-// Output rows [begin, end) (over all images) of a Kernel x Kernel depthwise conv, with Kernel
-// widened rows of scratch.
+// Output rows [begin, end) (over all images), channel blocks `blocks`, of a Kernel x Kernel
+// depthwise conv, with Kernel widened rows (of those blocks) in scratch.
 template <size_t Kernel>
 MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x,
-                                   const int8_t* padding, int8_t* y, size_t begin, size_t end, int16_t* scratch) {
+                                   const int8_t* padding, int8_t* y, size_t begin, size_t end, Blocks blocks,
+                                   int16_t* scratch) {
   constexpr size_t kPairs = (Kernel + 1) / 2, kVectors = Kernel * kPairs;
-  const size_t columns = widened_columns(s), blocks = blocks_of(s.channels), c = s.channels;
+  const size_t columns = widened_columns(s), c = s.channels;
   const size_t step = column_step(s), stride = s.stride_w / step, dilation = 2 * s.dilation_w / step;
-  const size_t row_elements = blocks * columns * 2 * kBlock;
+  const size_t row_elements = (blocks.last - blocks.first) * columns * 2 * kBlock;
   // Which input row (image n, row iy) each of the Kernel scratch rows holds.
   int64_t held[Kernel];
   std::fill_n(held, Kernel, int64_t{-1} << 40);
@@ -140,11 +147,11 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
       const size_t slot = static_cast<size_t>(std::find(used, used + Kernel, false) - used);
       used[slot] = true;
       held[slot] = wanted[ky];
-      widen_row(s, x, padding, n, top + static_cast<int64_t>(ky * s.dilation_h), scratch + slot * row_elements);
+      widen_row(s, x, padding, n, top + static_cast<int64_t>(ky * s.dilation_h), blocks, scratch + slot * row_elements);
       rows[ky] = scratch + slot * row_elements;
     }
     int8_t* dst = y + r * s.out_w * c;
-    for (size_t b = 0; b < blocks; ++b) {
+    for (size_t b = blocks.first; b < blocks.last; ++b) {
       __m512i weights[kVectors];
 #pragma GCC unroll 15
       for (size_t v = 0; v < kVectors; ++v) weights[v] = _mm512_load_si512(w.weights + (b * kVectors + v) * 2 * kBlock);
@@ -152,7 +159,7 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
       const __m512 multiplier = _mm512_loadu_ps(w.multipliers + b * kBlock);
       const __mmask16 mask = vnni::lanes(c - b * kBlock);
       const int16_t* block_rows[Kernel];
-      for (size_t ky = 0; ky < Kernel; ++ky) block_rows[ky] = rows[ky] + b * columns * 2 * kBlock;
+      for (size_t ky = 0; ky < Kernel; ++ky) block_rows[ky] = rows[ky] + (b - blocks.first) * columns * 2 * kBlock;
       for (size_t ox = 0; ox < s.out_w; ++ox) {
         const size_t left = ox * stride;  // widened column of the first pair
         __m512i acc = bias;
@@ -176,16 +183,28 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
 void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x, const int8_t* padding,
                     int8_t* y, void* scratch, size_t threads, pthreadpool_t pool) {
 #if defined(__x86_64__)
-  // One contiguous range of output rows per thread, each with its own scratch rows.
-  const size_t rows = s.n * s.out_h;
+  // One part per thread, each with its own scratch rows: contiguous ranges of output rows, unless
+  // channel blocks share the work more evenly (MobileNet's 7x7 layers: 7 rows split 4 / 3, 60
+  // blocks 30 / 30). Not on a tie: threads splitting channels write (and read) parts of the same
+  // pixels' cache lines, and measured no faster than rows on MobileNetV2/V3 (docs/benchmarks.md).
+  const size_t rows = s.n * s.out_h, blocks = blocks_of(s.channels);
+  if (rows == 0 || blocks == 0) return;
   const size_t pool_threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
-  const size_t parts = std::max<size_t>(1, std::min({threads, pool_threads, rows}));
+  const size_t parts = std::max<size_t>(1, std::min({threads, pool_threads, std::max(rows, blocks)}));
+  auto largest_share = [parts](size_t units) {  // of the largest part, relative to an even split
+    return static_cast<double>((units + parts - 1) / parts) * static_cast<double>(parts) / static_cast<double>(units);
+  };
+  const bool by_blocks = largest_share(blocks) < largest_share(rows);
   const size_t part_elements = s.kernel_h * widened_row_bytes(s, s.channels) / sizeof(int16_t);
   auto run = [&](size_t part) {
-    const size_t begin = rows * part / parts, end = rows * (part + 1) / parts;
-    int16_t* mine = static_cast<int16_t*>(scratch) + part * part_elements;
-    if (w.kernel == 3) depthwise_rows<3>(w, s, x, padding, y, begin, end, mine);
-    else depthwise_rows<5>(w, s, x, padding, y, begin, end, mine);
+    size_t begin = 0, end = rows;
+    Blocks mine{0, blocks};
+    if (by_blocks) mine = {blocks * part / parts, blocks * (part + 1) / parts};
+    else begin = rows * part / parts, end = rows * (part + 1) / parts;
+    if (begin >= end || mine.first >= mine.last) return;
+    int16_t* held = static_cast<int16_t*>(scratch) + part * part_elements;
+    if (w.kernel == 3) depthwise_rows<3>(w, s, x, padding, y, begin, end, mine, held);
+    else depthwise_rows<5>(w, s, x, padding, y, begin, end, mine, held);
   };
   if (parts == 1) return run(0);
   using Run = decltype(run);

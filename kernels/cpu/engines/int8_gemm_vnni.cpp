@@ -84,11 +84,12 @@ bool int8_conv_gathers(size_t kernel_h, size_t kernel_w, size_t channels) {
 namespace {
 
 // Rows [0, R) of C's columns [0, 32) (stores masked by mask0/mask1) from one panel. Row r's k
-// values come in `taps` runs of `steps` * 4 bytes, run t starting at rows[t * kRows + r].
-template <size_t R>
+// values come in `taps` runs of `steps` * 4 bytes, run t starting at rows[t * kRows + r]. With Add,
+// C is residual.add of the GEMM's result and residual.r (pointing at C's first element here).
+template <size_t R, bool Add>
 MT_VNNI_TARGET void micro_kernel(size_t taps, size_t steps, const uint8_t* const* rows, const int8_t* panel,
                                  const int32_t* bias, const float* multipliers, const Int8Output& out, int8_t* c,
-                                 size_t ldc, __mmask16 mask0, __mmask16 mask1) {
+                                 size_t ldc, __mmask16 mask0, __mmask16 mask1, Int8Residual residual) {
   __m512i acc0[R], acc1[R];
   const __m512i bias0 = _mm512_loadu_si512(bias), bias1 = _mm512_loadu_si512(bias + 16);
 #pragma GCC unroll 8
@@ -118,18 +119,31 @@ MT_VNNI_TARGET void micro_kernel(size_t taps, size_t steps, const uint8_t* const
   }
   const vnni::OutputVectors o = vnni::output_vectors(out);
   const __m512 m0 = _mm512_loadu_ps(multipliers), m1 = _mm512_loadu_ps(multipliers + 16);
+  if constexpr (Add) {
+    const vnni::AddVectors a = vnni::add_vectors(*residual.add);
 #pragma GCC unroll 8
-  for (size_t r = 0; r < R; ++r) {
-    vnni::requantize_store(c + r * ldc, mask0, acc0[r], m0, o);
-    vnni::requantize_store(c + r * ldc + 16, mask1, acc1[r], m1, o);
+    for (size_t r = 0; r < R; ++r) {
+      vnni::requantize_add_store(c + r * ldc, residual.r + r * ldc, mask0, acc0[r], m0, o, a);
+      vnni::requantize_add_store(c + r * ldc + 16, residual.r + r * ldc + 16, mask1, acc1[r], m1, o, a);
+    }
+  } else {
+    (void)residual;
+#pragma GCC unroll 8
+    for (size_t r = 0; r < R; ++r) {
+      vnni::requantize_store(c + r * ldc, mask0, acc0[r], m0, o);
+      vnni::requantize_store(c + r * ldc + 16, mask1, acc1[r], m1, o);
+    }
   }
 }
 
 using MicroKernel = void (*)(size_t, size_t, const uint8_t* const*, const int8_t*, const int32_t*, const float*,
-                             const Int8Output&, int8_t*, size_t, __mmask16, __mmask16);
-constexpr MicroKernel kKernels[kRows + 1] = {nullptr,         micro_kernel<1>, micro_kernel<2>,
-                                             micro_kernel<3>, micro_kernel<4>, micro_kernel<5>,
-                                             micro_kernel<6>, micro_kernel<7>, micro_kernel<8>};
+                             const Int8Output&, int8_t*, size_t, __mmask16, __mmask16, Int8Residual);
+// [with a fused add][rows]
+constexpr MicroKernel kKernels[2][kRows + 1] = {
+    {nullptr, micro_kernel<1, false>, micro_kernel<2, false>, micro_kernel<3, false>, micro_kernel<4, false>,
+     micro_kernel<5, false>, micro_kernel<6, false>, micro_kernel<7, false>, micro_kernel<8, false>},
+    {nullptr, micro_kernel<1, true>, micro_kernel<2, true>, micro_kernel<3, true>, micro_kernel<4, true>,
+     micro_kernel<5, true>, micro_kernel<6, true>, micro_kernel<7, true>, micro_kernel<8, true>}};
 
 // Panels per group: a group's weights (at most kGroupBytes, at least one panel) stay in cache
 // while every block of rows passes over them.
@@ -140,7 +154,9 @@ constexpr size_t kGroupBytes = size_t{128} << 10;
 // rows of kMaxGathered bytes). Work units are (panel group, row block) pairs,
 // group-major, as packed_gemm.cpp's run_blocks.
 template <typename Fill>
-void run_blocks(const PackedInt8Gemm& w, size_t m, const Fill& fill, int8_t* c, size_t ldc, pthreadpool_t pool) {
+void run_blocks(const PackedInt8Gemm& w, size_t m, const Fill& fill, int8_t* c, size_t ldc, pthreadpool_t pool,
+                Int8Residual residual) {
+  const MicroKernel* kernels = kKernels[residual.add != nullptr ? 1 : 0];
   const size_t row_blocks = (m + kRows - 1) / kRows;
   const size_t block = row_blocks == 0 ? kRows : (m + row_blocks - 1) / row_blocks;
   const size_t panels = panels_of(w.n);
@@ -157,8 +173,9 @@ void run_blocks(const PackedInt8Gemm& w, size_t m, const Fill& fill, int8_t* c, 
       fill(r0, count, rows, scratch);
       for (size_t panel = first; panel < std::min(panels, first + group); ++panel) {
         const size_t j0 = panel * kPanel, columns = std::min(kPanel, w.n - j0);
-        kKernels[count](w.taps, steps, rows, w.panels + panel * w.k * kPanel, w.bias + j0, w.multipliers + j0, w.out,
-                        c + r0 * ldc + j0, ldc, vnni::lanes(columns), vnni::lanes(columns > 16 ? columns - 16 : 0));
+        const Int8Residual here{residual.add, residual.add != nullptr ? residual.r + r0 * ldc + j0 : nullptr};
+        kernels[count](w.taps, steps, rows, w.panels + panel * w.k * kPanel, w.bias + j0, w.multipliers + j0, w.out,
+                       c + r0 * ldc + j0, ldc, vnni::lanes(columns), vnni::lanes(columns > 16 ? columns - 16 : 0), here);
       }
     }
   });
@@ -177,20 +194,20 @@ void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool) {
 }
 
 void int8_gemm(const PackedInt8Gemm& w, size_t m, const uint8_t* a, size_t lda, int8_t* c, size_t ldc,
-               pthreadpool_t pool) {
+               pthreadpool_t pool, Int8Residual residual) {
 #if defined(__x86_64__)
   auto fill = [a, lda](size_t r0, size_t count, const uint8_t** rows, uint8_t*) {
     for (size_t r = 0; r < count; ++r) rows[r] = a + (r0 + r) * lda;
   };
-  run_blocks(w, m, fill, c, ldc, pool);
+  run_blocks(w, m, fill, c, ldc, pool, residual);
 #else
-  (void)w, (void)m, (void)a, (void)lda, (void)c, (void)ldc, (void)pool;
+  (void)w, (void)m, (void)a, (void)lda, (void)c, (void)ldc, (void)pool, (void)residual;
   fail(ExitCode::failure, "internal: int8_gemm needs AVX512-VNNI");
 #endif
 }
 
 void int8_conv(const PackedInt8Gemm& w, const PackedConvShape& s, const uint8_t* x, const uint8_t* padding, int8_t* y,
-               pthreadpool_t pool) {
+               pthreadpool_t pool, Int8Residual residual) {
 #if defined(__x86_64__)
   auto pixel = [&s, x](size_t n, int64_t iy, int64_t ix) {
     return x + ((n * s.h + static_cast<size_t>(iy)) * s.w + static_cast<size_t>(ix)) * s.channels;
@@ -220,7 +237,7 @@ void int8_conv(const PackedInt8Gemm& w, const PackedConvShape& s, const uint8_t*
         rows[r] = row;
       }
     };
-    return run_blocks(w, s.n * s.out_h * s.out_w, gather, y, w.n, pool);
+    return run_blocks(w, s.n * s.out_h * s.out_w, gather, y, w.n, pool, residual);
   }
   auto fill = [&s, &pixel, padding](size_t r0, size_t count, const uint8_t** rows, uint8_t*) {
     for (size_t r = 0; r < count; ++r) {
@@ -234,9 +251,9 @@ void int8_conv(const PackedInt8Gemm& w, const PackedConvShape& s, const uint8_t*
       }
     }
   };
-  run_blocks(w, s.n * s.out_h * s.out_w, fill, y, w.n, pool);
+  run_blocks(w, s.n * s.out_h * s.out_w, fill, y, w.n, pool, residual);
 #else
-  (void)w, (void)s, (void)x, (void)padding, (void)y, (void)pool;
+  (void)w, (void)s, (void)x, (void)padding, (void)y, (void)pool, (void)residual;
   fail(ExitCode::failure, "internal: int8_conv needs AVX512-VNNI");
 #endif
 }

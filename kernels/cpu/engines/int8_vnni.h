@@ -41,6 +41,23 @@ struct PackedInt8Gemm {
   Int8Output out;
 };
 
+// An int8 add fused into the GEMM's output (the cpu planner's fusion of add(conv(x), r), or
+// add(r, conv(x)), on this path): the GEMM's int8 result c (its own clamp and zero point) is not
+// stored but added to r as the reference int8 add does it, in the same float32 operations:
+// y = clamp(c_multiplier (c - c_zero) + r_multiplier (r - r_zero)) rounded half to even, plus the
+// add's zero point. Exact: c - c_zero is the rounded value before the zero point is added.
+struct Int8ResidualAdd {
+  float c_multiplier = 1, r_multiplier = 1;  // c_scale / y_scale, r_scale / y_scale
+  int32_t r_zero = 0;
+  Int8Output out;  // the add's output zero point and fused clamp
+};
+
+// The residual operand of a fused add: `add` applied with r laid out as C (same row stride).
+struct Int8Residual {
+  const Int8ResidualAdd* add = nullptr;  // null: no fused add
+  const int8_t* r = nullptr;
+};
+
 // Bytes of memory pack_int8_gemm needs.
 size_t int8_gemm_bytes(size_t taps, size_t channels, size_t n);
 
@@ -56,9 +73,10 @@ void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool);
 // C[m x n] (row stride ldc) = requantize(A[m x channels] (row stride lda) B + bias), split across
 // the pool's threads; A flipped (int8_flip). A's rows are read in 4-byte steps up to
 // round_up(channels, 4): up to 3 bytes past the last row (memory XNNPACK may over-read).
-// Requires int8_vnni_enabled(), taps == 1.
+// Requires int8_vnni_enabled(), taps == 1. With residual.add, C = that add of the GEMM's result and
+// residual.r.
 void int8_gemm(const PackedInt8Gemm& weights, size_t m, const uint8_t* a, size_t lda, int8_t* c, size_t ldc,
-               pthreadpool_t pool);
+               pthreadpool_t pool, Int8Residual residual = {});
 
 // Whether int8_conv takes a kernel of this size (at most 64 taps).
 bool int8_conv_fits(size_t kernel_h, size_t kernel_w);
@@ -72,8 +90,9 @@ bool int8_conv_gathers(size_t kernel_h, size_t kernel_w, size_t channels);
 // y (NHWC, weights.n channels) = requantize(conv(x) + bias) as an indirect GEMM over x's pixels
 // (one group), gathered when weights.taps is 1 for a larger kernel (int8_conv_gathers). x is
 // flipped (int8_flip); `padding` holds round_up(channels, 4) bytes of the flipped input zero point.
+// With residual.add, y = that add of the conv and residual.r (NHWC, as y).
 void int8_conv(const PackedInt8Gemm& weights, const PackedConvShape& shape, const uint8_t* x, const uint8_t* padding,
-               int8_t* y, pthreadpool_t pool);
+               int8_t* y, pthreadpool_t pool, Int8Residual residual = {});
 
 // Depthwise weights (one input channel per group, multiplier 1), 3x3 or 5x5: per block of 16
 // channels and kernel row, the row's taps in pairs as int16 (w[kx][c], w[kx + 1][c]), an odd last
@@ -97,7 +116,8 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads
 
 // y (NHWC) = requantize(depthwise conv(x) + bias); `padding` holds `channels` bytes of the input
 // zero point; `scratch`: int8_depthwise_scratch_bytes(shape, threads), 64-byte aligned. Any stride,
-// dilation and padding; split across up to `threads` of the pool's threads by output rows.
+// dilation and padding; split across up to `threads` of the pool's threads by channel blocks of 16
+// or by output rows, whichever shares the work more evenly (rows on a tie).
 void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& shape, const int8_t* x,
                     const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool);
 

@@ -40,6 +40,36 @@ MT_VNNI_TARGET inline void requantize_store(int8_t* dst, __mmask16 mask, __m512i
   _mm_mask_storeu_epi8(dst, mask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), o.zero)));
 }
 
+// The fused add's constants (Int8ResidualAdd) as vectors.
+struct AddVectors {
+  __m512 c_multiplier, r_multiplier;
+  __m512i r_zero;
+  OutputVectors out;
+};
+
+MT_VNNI_TARGET inline AddVectors add_vectors(const Int8ResidualAdd& add) {
+  return {_mm512_set1_ps(add.c_multiplier), _mm512_set1_ps(add.r_multiplier), _mm512_set1_epi32(add.r_zero),
+          output_vectors(add.out)};
+}
+
+// As requantize_store, then the fused add of the lanes' residual bytes at r (Int8ResidualAdd).
+// The _round_ forms (in the current rounding mode, i.e. the plain operations) keep the compiler
+// from contracting the products and their sum into FMAs, which round once where the reference
+// rounds three times.
+MT_VNNI_TARGET inline void requantize_add_store(int8_t* dst, const int8_t* r, __mmask16 mask, __m512i acc,
+                                                __m512 multiplier, const OutputVectors& o, const AddVectors& a) {
+  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), multiplier);
+  v = _mm512_min_ps(_mm512_max_ps(v, o.low), o.high);
+  const __m512 c = _mm512_cvtepi32_ps(_mm512_cvtps_epi32(v));  // c - c_zero, rounded half to even
+  const __m512i residual = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(mask, r)), a.r_zero);
+  __m512 sum = _mm512_add_round_ps(_mm512_mul_round_ps(c, a.c_multiplier, _MM_FROUND_CUR_DIRECTION),
+                                   _mm512_mul_round_ps(_mm512_cvtepi32_ps(residual), a.r_multiplier,
+                                                       _MM_FROUND_CUR_DIRECTION),
+                                   _MM_FROUND_CUR_DIRECTION);
+  sum = _mm512_min_ps(_mm512_max_ps(sum, a.out.low), a.out.high);
+  _mm_mask_storeu_epi8(dst, mask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(sum), a.out.zero)));
+}
+
 inline __mmask16 lanes(size_t count) {  // the low `count` (0..16) lanes
   return count >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << count) - 1);
 }

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -36,7 +37,8 @@ void OwnedBlock::Free::operator()(void* p) const { std::free(p); }
 
 PlanBuilder::PlanBuilder(const Graph& graph_, const PlanOptions& options_, pthreadpool_t pool_)
     : graph(graph_), options(options_), pool(pool_), winograd(options_.winograd),
-      packed_gemm(options_.packed_gemm && packed_gemm_supported()), int8_vnni(options_.int8_vnni && int8_vnni_supported()) {
+      packed_gemm(options_.packed_gemm && packed_gemm_supported()), int8_vnni(options_.int8_vnni && int8_vnni_supported()),
+      fused_(graph_.nodes.size(), false), consumers_(graph_.consumers()) {
   for (const auto& name : graph.inputs) {
     const TensorInfo& info = graph.tensor(name);
     const int buffer = new_buffer(BufferKind::graph_input, info.byte_size());
@@ -137,8 +139,20 @@ void* PlanBuilder::keep(size_t bytes) {
   return owned.back().data();
 }
 
+std::optional<size_t> PlanBuilder::sole_consumer(const std::string& tensor) const {
+  if (std::find(graph.outputs.begin(), graph.outputs.end(), tensor) != graph.outputs.end()) return std::nullopt;
+  const auto it = consumers_.find(tensor);
+  if (it == consumers_.end() || it->second.size() != 1) return std::nullopt;
+  return it->second[0];  // listed once per read: add(t, t) lists its node twice
+}
+
+bool PlanBuilder::computed(const std::string& tensor) const {
+  return values_.count(tensor) != 0 || graph.tensor(tensor).is_constant();
+}
+
 void PlanBuilder::plan_nodes() {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (fused_[i]) continue;  // planned with the node it was fused into
     const CpuKernel* kernel = find_cpu_kernel(graph, graph.nodes[i]);
     if (kernel == nullptr) fail(ExitCode::failure, "internal: no cpu kernel for op '{}'", graph.nodes[i].op);
     NodeContext context(*this, i);
@@ -223,12 +237,22 @@ Value NodeContext::xnn_input(size_t i, const Layout& layout) {
   return value;
 }
 
-Value NodeContext::output(size_t i, const Layout& layout) {
-  const TensorInfo& info = output_info(i);
-  Value value{.buffer = builder_.new_buffer(BufferKind::arena, info.byte_size()), .dtype = info.dtype,
+namespace {
+// Tensor `name` (a node's output) in a new arena buffer, stored in `layout`.
+Value new_output(PlanBuilder& builder, const std::string& name, const Layout& layout) {
+  const TensorInfo& info = builder.graph.tensor(name);
+  Value value{.buffer = builder.new_buffer(BufferKind::arena, info.byte_size()), .dtype = info.dtype,
               .shape = info.shape, .layout = canonical_layout(info.shape, layout)};
-  builder_.define(node_.outputs[i], value);
+  builder.define(name, value);
   return value;
+}
+}  // namespace
+
+Value NodeContext::output(size_t i, const Layout& layout) { return new_output(builder_, node_.outputs.at(i), layout); }
+
+Value NodeContext::fused_output(size_t consumer, size_t i, const Layout& layout) {
+  builder_.fuse(consumer);
+  return new_output(builder_, builder_.graph.nodes.at(consumer).outputs.at(i), layout);
 }
 
 Value NodeContext::alias(size_t i, const Value& source, const Layout& layout, size_t extra_offset) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -94,12 +95,21 @@ class PlanBuilder {
   void define(const std::string& tensor, Value value);
   void add_step(std::unique_ptr<Step> step, std::vector<std::pair<int, size_t>> refs, size_t node_index);
   void* keep(size_t bytes);
+  // Node `consumer`'s steps are the current node's (a plan-time fusion): plan_nodes skips it.
+  void fuse(size_t consumer) { fused_.at(consumer) = true; }
+  // The node that alone reads `tensor`, once, if it is not a graph output; else nullopt.
+  std::optional<size_t> sole_consumer(const std::string& tensor) const;
+  // Whether steps planned now can read `tensor`: a graph input, a constant, or computed by the steps
+  // planned so far (which may come from a node later in the graph that was fused into an earlier one).
+  bool computed(const std::string& tensor) const;
 
  private:
   void plan_outputs();
   void release_packed_constants(const Node& node);
   std::map<std::string, std::vector<Value>, std::less<>> values_;  // versions of each tensor by layout
   std::map<std::string, Value, std::less<>> padded_;                // XNNPACK-readable copies
+  std::vector<bool> fused_;                                         // per node: planned by an earlier one
+  std::unordered_map<std::string, std::vector<size_t>> consumers_;  // graph.consumers()
 };
 
 // What one op planner sees: the node, its inputs in the layouts it asks for, its outputs.
@@ -135,6 +145,17 @@ class NodeContext {
 
   // A new arena buffer for output i, stored in `layout`.
   Value output(size_t i, const Layout& layout);
+
+  // Plan-time fusion: this node's steps also compute node `consumer` (a later node that reads one
+  // of this node's outputs), which is then not planned on its own.
+  // The node that alone reads this node's output i, once, if the output is not a graph output.
+  std::optional<size_t> sole_consumer(size_t i) const { return builder_.sole_consumer(node_.outputs.at(i)); }
+  // Whether `tensor` can be read by this node's steps (computed before them).
+  bool available(const std::string& tensor) const { return builder_.computed(tensor); }
+  // Any tensor computed before this node, in `layout` (as input(i, layout)).
+  Value tensor(const std::string& name, const Layout& layout) { return builder_.convert(name, layout, node_index_); }
+  // Marks `consumer` planned by this node and gives a new arena buffer for its output i.
+  Value fused_output(size_t consumer, size_t i, const Layout& layout);
   // Output i is `source`'s bytes seen with the output's shape and `layout` (no step, no copy).
   Value alias(size_t i, const Value& source, const Layout& layout, size_t extra_offset = 0);
   // A constant the planner computed into keep() memory, row-major.

@@ -10,6 +10,7 @@
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -147,7 +148,25 @@ std::vector<int8_t> plain_conv(const cpu::PackedConvShape& s, size_t out_channel
   return y;
 }
 
-void check_conv(const cpu::PackedConvShape& s, size_t out_channels, bool depthwise, pthreadpool_t pool) {
+// The reference int8 add (lib/ops/eval/quantized.cpp) of conv output c (zero point c_zero) and r.
+std::vector<int8_t> plain_add(const std::vector<int8_t>& c, int32_t c_zero, const std::vector<int8_t>& r,
+                              const cpu::Int8ResidualAdd& add) {
+  std::vector<int8_t> y(c.size());
+  const float lo = static_cast<float>(add.out.low - add.out.zero_point);
+  const float hi = static_cast<float>(add.out.high - add.out.zero_point);
+  for (size_t i = 0; i < c.size(); ++i) {
+    float v = add.c_multiplier * static_cast<float>(c[i] - c_zero) + add.r_multiplier * static_cast<float>(r[i] - add.r_zero);
+    v = std::clamp(v, lo, hi);
+    y[i] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + add.out.zero_point);
+  }
+  return y;
+}
+
+// With fused_add (GEMM convs only), the conv's output goes through an int8 add with a residual
+// tensor inside the kernel (Int8ResidualAdd) and must equal the plain conv followed by the
+// reference add.
+void check_conv(const cpu::PackedConvShape& s, size_t out_channels, bool depthwise, pthreadpool_t pool,
+                bool fused_add = false) {
   const uint32_t seed = static_cast<uint32_t>(s.channels * 31 + s.kernel_h * 7 + s.stride_h);
   const size_t taps = s.kernel_h * s.kernel_w, group_in = depthwise ? 1 : s.channels;
   const int32_t x_zero = -7;
@@ -156,7 +175,14 @@ void check_conv(const cpu::PackedConvShape& s, size_t out_channels, bool depthwi
   const std::vector<int8_t> w = random_int8(out_channels * taps * group_in, seed + 1, -127, 127);
   const std::vector<int32_t> bias = random_bias(out_channels, seed + 2);
   const std::vector<float> multipliers = multipliers_for(out_channels, taps * group_in);
-  const std::vector<int8_t> want = plain_conv(s, out_channels, depthwise, x, w, bias, multipliers, x_zero, out);
+  std::vector<int8_t> want = plain_conv(s, out_channels, depthwise, x, w, bias, multipliers, x_zero, out);
+  // The add: conv scale 0.3, residual 0.2 (zero point -9), output 0.4 (zero point 3), clamped from 0
+  // up (a fused relu).
+  const cpu::Int8ResidualAdd add{.c_multiplier = 0.3f / 0.4f, .r_multiplier = 0.2f / 0.4f, .r_zero = -9,
+                                 .out = {.zero_point = 3, .low = 3, .high = 127}};
+  const std::vector<int8_t> residual = random_int8(want.size(), seed + 3);
+  if (fused_add) want = plain_add(want, out.zero_point, residual, add);
+  const cpu::Int8Residual fused = fused_add ? cpu::Int8Residual{&add, residual.data()} : cpu::Int8Residual{};
   std::vector<int8_t> got(want.size(), 0);
   const std::vector<int8_t> padding((s.channels + 3) / 4 * 4, static_cast<int8_t>(x_zero));
   if (depthwise) {
@@ -176,9 +202,9 @@ void check_conv(const cpu::PackedConvShape& s, size_t out_channels, bool depthwi
     std::vector<uint8_t> flipped(x.size()), flipped_padding(padding.size());
     cpu::int8_flip(x.data(), flipped.data(), x.size(), pool);
     cpu::int8_flip(padding.data(), flipped_padding.data(), padding.size(), nullptr);
-    cpu::int8_conv(packed, s, flipped.data(), flipped_padding.data(), got.data(), pool);
+    cpu::int8_conv(packed, s, flipped.data(), flipped_padding.data(), got.data(), pool, fused);
   }
-  const std::string what = std::string(depthwise ? "depthwise" : "conv") + " " + std::to_string(s.kernel_h) + "x" +
+  const std::string what = std::string(depthwise ? "depthwise" : fused_add ? "conv + add" : "conv") + " " + std::to_string(s.kernel_h) + "x" +
                            std::to_string(s.kernel_w) + " channels " + std::to_string(s.channels) + " stride " +
                            std::to_string(s.stride_h) + " dilation " + std::to_string(s.dilation_h);
   size_t mismatches = 0;
@@ -200,12 +226,23 @@ TEST_CASE("cpu int8 vnni conv and depthwise: equal a plain loop") {
     check_conv(conv_shape(1, 9, 9, channels, 3, 1, 2, 2), 16, false, two);
     check_conv(conv_shape(1, 5, 5, channels, 1, 2, 1, 0), 17, false, nullptr);
     check_conv(conv_shape(1, 12, 11, channels, 7, 2, 1, 3), 20, false, two);  // a ResNet stem
+    // A fused residual add (ResNet's blocks: 3x3, and the 1x1 stride-2 downsample).
+    check_conv(conv_shape(2, 7, 6, channels, 3, 1, 1, 1), 19, false, nullptr, true);
+    check_conv(conv_shape(1, 9, 8, channels, 3, 1, 1, 1), 40, false, two, true);
+    check_conv(conv_shape(1, 9, 9, channels, 1, 2, 1, 0), 33, false, two, true);
     for (size_t kernel : {3, 5}) {
       check_conv(conv_shape(2, 9, 8, channels, kernel, 1, 1, kernel / 2), channels, true, nullptr);
       check_conv(conv_shape(1, 11, 10, channels, kernel, 2, 1, kernel / 2), channels, true, two);
       check_conv(conv_shape(1, 12, 12, channels, kernel, 1, 2, 1), channels, true, two);
     }
   }
+  // Depthwise convs split across two threads by channel blocks (when that is more even than by
+  // rows): 4 and 6 blocks of 16 channels over 7 rows; 5 blocks split by rows.
+  for (size_t channels : {64, 80, 96})
+    for (size_t kernel : {3, 5}) {
+      check_conv(conv_shape(1, 7, 7, channels, kernel, 1, 1, kernel / 2), channels, true, two);
+      check_conv(conv_shape(1, 13, 14, channels, kernel, 2, 1, kernel / 2), channels, true, two);
+    }
   pthreadpool_destroy(two);
 }
 

@@ -1,0 +1,202 @@
+// int8 residual connections, conv -> add, on the cpu backend in every cpu variant of the option
+// matrix (1 and 2 threads, the AVX512-VNNI path and XNNPACK's, prepacked) against the reference
+// backend, equal on the VNNI path and within one int8 step on XNNPACK's: on the VNNI path the planner fuses the add into the conv's output
+// stage (kernels/cpu/ops/ops_int8_vnni.cpp), which the one-node cases of the harness cannot reach.
+// Each graph also states whether the add may be fused, and the test checks that the VNNI path
+// plans it so (no step of its own) and that XNNPACK's path never does. Each ends in a transpose to
+// NHWC, so that no output reordering step is charged to the add.
+#include <doctest/doctest.h>
+#include <xnnpack.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/engines/int8_vnni.h"
+#include "kernels/cpu/plan/plan_builder.h"
+#include "kernels/reference/reference_backend.h"
+#include "lib/runtime/backend_registry.h"
+#include "tests/ops/op_runner.h"
+#include "tests/ops/option_matrix.h"
+
+namespace mt::optest {
+namespace {
+
+QuantParams per_tensor(float scale, int32_t zero_point) { return QuantParams{{scale}, {zero_point}, -1}; }
+
+// Builds a graph of int8 tensors with seeded random data for its inputs and constants.
+class ResidualGraph {
+ public:
+  explicit ResidualGraph(uint32_t seed) : rng_(seed) {}
+
+  void input(const std::string& name, Shape shape, QuantParams quant) {
+    HostArray data{.dtype = DType::i8, .shape = shape, .data = random_bytes(numel(shape), -128, 127)};
+    built_.graph.add_tensor({.name = name, .dtype = DType::i8, .shape = std::move(shape), .quant = std::move(quant)});
+    built_.graph.inputs.push_back(name);
+    built_.inputs.push_back(std::move(data));
+  }
+
+  // y = conv(x) with per-channel weights (scales 0.006 .. 0.014) and an int32 bias.
+  void conv(const std::string& x, const std::string& y, Shape w_shape, Ints strides, Ints pads, QuantParams y_quant) {
+    const int64_t out_channels = w_shape[0];
+    QuantParams wq{.axis = 0};
+    for (int64_t c = 0; c < out_channels; ++c) {
+      wq.scales.push_back(0.006f + 0.002f * static_cast<float>(c % 5));
+      wq.zero_points.push_back(0);
+    }
+    const std::string w = y + "_w", b = y + "_b";
+    TensorInfo weights{.name = w, .dtype = DType::i8, .shape = w_shape, .quant = wq};
+    weights.data = random_bytes(numel(w_shape), -127, 127);
+    built_.graph.add_tensor(std::move(weights));
+    TensorInfo bias{.name = b, .dtype = DType::i32, .shape = {out_channels}};
+    bias.data = ConstData::allocate(static_cast<size_t>(out_channels) * sizeof(int32_t));
+    std::uniform_int_distribution<int32_t> values(-20000, 20000);
+    for (int64_t c = 0; c < out_channels; ++c) reinterpret_cast<int32_t*>(bias.data.mutable_data())[c] = values(rng_);
+    built_.graph.add_tensor(std::move(bias));
+    built_.graph.add_tensor({.name = y, .dtype = DType::i8});
+    built_.graph.nodes.push_back({.name = y + "_conv", .op = "conv2d", .inputs = {x, w, b}, .outputs = {y},
+                                  .attrs = {{"strides", strides}, {"pads", pads}, {"dilations", Ints{1, 1}},
+                                            {"group", int64_t{1}}}});
+    quants_[y] = std::move(y_quant);
+  }
+
+  void add(const std::string& a, const std::string& b, const std::string& y, QuantParams y_quant, bool relu) {
+    built_.graph.add_tensor({.name = y, .dtype = DType::i8});
+    Node node{.name = y + "_add", .op = "add", .inputs = {a, b}, .outputs = {y}};
+    if (relu) node.attrs["act_min"] = 0.0;
+    built_.graph.nodes.push_back(std::move(node));
+    quants_[y] = std::move(y_quant);
+  }
+
+  // out = y in NHWC order, y's parameters: the cpu plan's NHWC result leaves without a reordering
+  // step, which would be charged to the graph's last node.
+  void to_nhwc(const std::string& y, const std::string& out) {
+    built_.graph.add_tensor({.name = out, .dtype = DType::i8});
+    built_.graph.nodes.push_back(
+        {.name = out + "_transpose", .op = "transpose", .inputs = {y}, .outputs = {out}, .attrs = {{"perm", Ints{0, 2, 3, 1}}}});
+    quants_[out] = quants_.at(y);
+  }
+
+  CaseGraph finish(std::vector<std::string> outputs) {
+    built_.graph.outputs = std::move(outputs);
+    built_.graph.infer_shapes();
+    for (const auto& [name, quant] : quants_) built_.graph.tensor(name).quant = quant;
+    built_.graph.validate();
+    return built_;
+  }
+
+ private:
+  ConstData random_bytes(int64_t count, int low, int high) {
+    ConstData data = ConstData::allocate(static_cast<size_t>(count));
+    std::uniform_int_distribution<int> values(low, high);
+    for (int64_t i = 0; i < count; ++i) reinterpret_cast<int8_t*>(data.mutable_data())[i] = static_cast<int8_t>(values(rng_));
+    return data;
+  }
+  std::mt19937 rng_;
+  CaseGraph built_;
+  std::map<std::string, QuantParams> quants_;
+};
+
+struct ResidualCase {
+  std::string name;
+  CaseGraph built;
+  size_t fusable = 0;  // adds the VNNI path plans into a conv
+};
+
+std::vector<ResidualCase> residual_cases() {
+  std::vector<ResidualCase> cases;
+  {  // ResNet's basic block: 3x3 conv, add of the block's input, relu.
+    ResidualGraph g(1);
+    g.input("x", {1, 16, 9, 9}, per_tensor(0.05f, 3));
+    g.input("r", {1, 24, 9, 9}, per_tensor(0.3f, -9));
+    g.conv("x", "c", {24, 16, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.4f, -5));
+    g.add("c", "r", "y", per_tensor(0.5f, -128), true);
+    g.to_nhwc("y", "out");
+    cases.push_back({"3x3 conv + residual input, relu", g.finish({"out"}), 1});
+  }
+  {  // MobileNetV2's inverted residual: the 1x1 projection, the residual first, 2 images, odd channels.
+    ResidualGraph g(2);
+    g.input("x", {2, 21, 5, 7}, per_tensor(0.05f, -4));
+    g.input("r", {2, 37, 5, 7}, per_tensor(0.2f, 6));
+    g.conv("x", "c", {37, 21, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.3f, 2));
+    g.add("r", "c", "y", per_tensor(0.4f, 1), false);
+    g.to_nhwc("y", "out");
+    cases.push_back({"pointwise conv, add(residual, conv)", g.finish({"out"}), 1});
+  }
+  {  // ResNet's downsampling block: the add is fused into the later conv, the 1x1 stride-2 one.
+    ResidualGraph g(3);
+    g.input("x", {1, 8, 10, 10}, per_tensor(0.05f, 3));
+    g.conv("x", "a", {24, 8, 3, 3}, {2, 2}, {1, 1, 1, 1}, per_tensor(0.3f, 0));
+    g.conv("x", "b", {24, 8, 1, 1}, {2, 2}, {0, 0, 0, 0}, per_tensor(0.15f, -3));
+    g.add("a", "b", "y", per_tensor(0.4f, -128), true);
+    g.to_nhwc("y", "out");
+    cases.push_back({"3x3 s2 conv + 1x1 s2 downsample conv, relu", g.finish({"out"}), 1});
+  }
+  {  // Not fusable: the conv's output is read again (a graph output).
+    ResidualGraph g(4);
+    g.input("x", {1, 16, 6, 6}, per_tensor(0.05f, 3));
+    g.input("r", {1, 20, 6, 6}, per_tensor(0.3f, -9));
+    g.conv("x", "c", {20, 16, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.4f, -5));
+    g.add("c", "r", "y", per_tensor(0.5f, 0), false);
+    g.to_nhwc("y", "out");
+    cases.push_back({"conv output also a graph output", g.finish({"out", "c"}), 0});
+  }
+  {  // Not fusable: the other operand is broadcast.
+    ResidualGraph g(5);
+    g.input("x", {1, 16, 6, 6}, per_tensor(0.05f, 3));
+    g.input("r", {20, 1, 1}, per_tensor(0.3f, -9));
+    g.conv("x", "c", {20, 16, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.4f, -5));
+    g.add("c", "r", "y", per_tensor(0.5f, 0), true);
+    g.to_nhwc("y", "out");
+    cases.push_back({"broadcast residual", g.finish({"out"}), 0});
+  }
+  return cases;
+}
+
+// Adds that plan no step of their own (fused into a conv's).
+size_t fused_adds(const Graph& graph, const PlanOptions& options) {
+  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
+  cpu::PlanBuilder builder(graph, options, nullptr);
+  builder.plan_nodes();
+  std::vector<bool> planned(graph.nodes.size(), false);
+  for (const cpu::PlannedStep& step : builder.steps) planned.at(step.node_index) = true;
+  size_t fused = 0;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) fused += graph.nodes[n].op == "add" && !planned[n] ? 1 : 0;
+  return fused;
+}
+
+}  // namespace
+
+TEST_CASE("int8 conv + residual add: cpu matches the reference in every cpu variant, fused on the VNNI path") {
+  const Backend* cpu = find_backend("cpu");
+  REQUIRE(cpu != nullptr);
+  const auto reference = make_reference_backend();
+  size_t compared = 0;
+  for (const ResidualCase& c : residual_cases()) {
+    INFO("case '" << c.name << "'");
+    const std::vector<HostArray> expected = run_case(*reference, c.built, 1);
+    for (const Variant& variant : option_matrix()) {
+      if (variant.backend != "cpu" || !variant.applies_to("conv2d")) continue;
+      INFO(variant.name);
+      Graph graph = c.built.graph;
+      if (variant.prepack) {
+        cpu->prepack(graph, *variant.prepack);
+        graph.validate();
+      }
+      const std::vector<HostArray> actual = run_case(*cpu, CaseGraph{graph, c.built.inputs}, variant.options);
+      // The VNNI kernels and the fused add compute the reference's float32 operations: equal. XNNPACK's
+      // requantization may land one step away.
+      const bool vnni = variant.options.int8_vnni && cpu::int8_vnni_supported();
+      for (size_t o = 0; o < expected.size(); ++o)
+        if (auto mismatch = first_mismatch(actual[o], expected[o], 0, vnni ? 0 : 1))
+          FAIL_CHECK("output " << o << ": " << *mismatch);
+      ++compared;
+      CHECK(fused_adds(graph, variant.options) == (vnni ? c.fusable : 0));
+    }
+  }
+  CHECK(compared >= 5 * 4);
+}
+
+}  // namespace mt::optest
