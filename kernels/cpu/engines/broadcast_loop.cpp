@@ -27,4 +27,17 @@ BroadcastLoop::BroadcastLoop(const Shape& out, const Shape& a, const Shape& b) {
   outer_ = std::move(dims);
 }
 
+SelectLoop::SelectLoop(const Shape& out, const Shape& condition, const Shape& x, const Shape& y) {
+  const auto sc = strides_of(condition, out), sx = strides_of(x, out), sy = strides_of(y, out),
+             so = strides_of(out, out);
+  std::vector<Dim> dims;
+  for (size_t d = 0; d < out.size(); ++d) append_merged(dims, {out[d], {sc[d], sx[d], sy[d], so[d]}});
+  if (dims.empty()) return;
+  inner_ = dims.back();
+  dims.pop_back();
+  check_loop_depth(dims, "where");
+  for (const Dim& dim : dims) rows_ *= static_cast<size_t>(dim.size);
+  outer_ = std::move(dims);
+}
+
 }  // namespace mt::cpu

@@ -1,6 +1,7 @@
-// Elementwise loops over two numpy-broadcast operands in memory order, planned once: dims of
-// size 1 dropped, dims merged while every operand stays contiguous across them, and the innermost
-// dim specialised for "both contiguous" / "one operand repeated" so that the compiler vectorises.
+// Elementwise loops over numpy-broadcast operands in memory order, planned once: dims of size 1
+// dropped, dims merged while every operand stays contiguous across them, and (two operands) the
+// innermost dim specialised for "both contiguous" / "one operand repeated" so that the compiler
+// vectorises. SelectLoop is where's three-operand form.
 #pragma once
 
 #include <pthreadpool.h>
@@ -53,6 +54,41 @@ void BroadcastLoop::run(const T* a, const T* b, U* out, const Fn& fn, pthreadpoo
         const U v = fn(pa[0], pb[0]);
         for (int64_t i = 0; i < n; ++i) po[i] = v;
       }
+    }
+  });
+}
+
+// where's loop: out = condition ? x : y, element by element over three broadcast operands, the
+// same merged dims as BroadcastLoop (the condition is bytes, 0 or not).
+class SelectLoop {
+ public:
+  SelectLoop() = default;
+  // Physical shapes of the same rank; condition, x and y broadcast to out.
+  SelectLoop(const Shape& out, const Shape& condition, const Shape& x, const Shape& y);
+
+  template <typename T>
+  void run(const uint8_t* condition, const T* x, const T* y, T* out, pthreadpool_t pool) const;
+
+ private:
+  using Dim = LoopDim<4>;  // strides of condition, x, y, out
+  std::vector<Dim> outer_;
+  Dim inner_{1, {0, 0, 0, 1}};
+  size_t rows_ = 1;
+};
+
+template <typename T>
+void SelectLoop::run(const uint8_t* condition, const T* x, const T* y, T* out, pthreadpool_t pool) const {
+  const int64_t n = inner_.size;
+  const int64_t sc = inner_.stride[0], sx = inner_.stride[1], sy = inner_.stride[2];
+  const size_t min_rows = static_cast<size_t>(std::max<int64_t>(1, 8192 / std::max<int64_t>(1, n)));
+  parallel_chunks(pool, rows_, min_rows, [&](size_t begin, size_t end) {
+    StridedWalk<4> walk(outer_, begin);
+    for (size_t row = begin; row < end; ++row, walk.next()) {
+      const uint8_t* pc = condition + walk[0];
+      const T* px = x + walk[1];
+      const T* py = y + walk[2];
+      T* po = out + walk[3];
+      for (int64_t i = 0; i < n; ++i) po[i] = pc[i * sc] != 0 ? px[i * sx] : py[i * sy];
     }
   });
 }
