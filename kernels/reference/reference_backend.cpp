@@ -18,16 +18,31 @@ using reference::ConstView;
 using reference::MutView;
 
 // Dtypes a reference kernel accepts beyond float32. Shape ops move elements by size, so any
-// dtype works; integer arithmetic exists for constant folding (see the op set).
-const std::set<std::string, std::less<>> kAnyDtypeOps = {
-    "cast",  "concat",  "expand",    "flatten", "gather",   "identity", "reshape",
-    "slice", "split",   "squeeze",   "transpose", "unsqueeze"};
+// dtype works, and so does where; integer arithmetic exists for integer graphs and constant
+// folding (see the op sets); comparisons and boolean ops take integers and bools (the logic
+// kernels refuse float16).
+const std::set<std::string, std::less<>> kAnyDtypeOps = {"cast",      "concat",    "expand", "flatten", "gather",
+                                                         "identity",  "reshape",   "slice",  "split",   "squeeze",
+                                                         "transpose", "unsqueeze", "where"};
 const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "div", "max", "min", "neg", "abs"};
+// Integer arithmetic on every integer dtype (int8 only without quantization parameters).
+const std::set<std::string, std::less<>> kEveryIntegerOps = {"add", "sub", "mul", "div",       "max",
+                                                             "min", "mod", "pow", "bit_shift", "clamp"};
+const std::set<std::string, std::less<>> kLogicOps = {
+    "equal",       "less",        "less_or_equal", "greater", "greater_or_equal", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "is_nan",        "is_inf"};
+
+bool is_plain_integer(const TensorInfo& info) {
+  return info.dtype == DType::i64 || info.dtype == DType::i32 || info.dtype == DType::u8 ||
+         (info.dtype == DType::i8 && !info.quant.has_value());
+}
 
 std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info) {
   if (info.dtype == DType::f32 || kAnyDtypeOps.count(node.op)) return std::nullopt;
   if ((info.dtype == DType::i64 || info.dtype == DType::i32) && kIntegerOps.count(node.op)) return std::nullopt;
-  // Quantized ops: int8 data, int32 bias (lib/ops/eval/quantized.cpp).
+  if (is_plain_integer(info) && kEveryIntegerOps.count(node.op)) return std::nullopt;
+  if ((is_plain_integer(info) || info.dtype == DType::boolean) && kLogicOps.count(node.op)) return std::nullopt;
+  // Quantized ops: int8 data, int32 bias (lib/quant's scheme, lib/ops/eval/quantized.cpp).
   if ((info.dtype == DType::i8 || info.dtype == DType::i32) && reference::has_int8_kernel(node.op)) return std::nullopt;
   if (node.op == "quantize" || node.op == "dequantize") return std::nullopt;
   return fmt::format("dtype {} not supported", dtype_name(info.dtype));

@@ -17,9 +17,9 @@
 
 namespace mt::onnx_import {
 
-// The ops mt has no run-time op for (Shape, ConstantOfShape, Range, Where, ...: translate_folding.cpp)
-// are evaluated at import or refused; they never create a constant larger than this (in elements):
-// a bound on what a small hostile model can make the importer allocate. Optional folding of ops
+// The shape computations of translate_folding.cpp (Shape, ConstantOfShape, Range, and the
+// comparisons and Where on constants) are evaluated at import; they never create a constant larger
+// than this (in elements): a bound on what a small hostile model can make the importer allocate. Optional folding of ops
 // that also run at run time is bounded by fold_size_allowed() (lib/ops/eval/evaluate.h) instead.
 inline constexpr int64_t kMaxShapeOpElements = int64_t{1} << 24;
 

@@ -1,5 +1,6 @@
-// Rules for element-wise ONNX ops: activations, arithmetic (including the variadic forms),
-// Clip, Cast, and the ops that vanish on import (Identity, Dropout, Constant).
+// Rules for element-wise ONNX ops: activations, trigonometric, hyperbolic and rounding functions,
+// arithmetic (including the variadic forms), boolean ops, IsNaN/IsInf, Clip, Cast and CastLike,
+// and the ops that vanish on import (Identity, Dropout, Constant).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -36,6 +37,33 @@ void gelu(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.emit1(node, "gelu", {ctx.input(node, 0)}, {{"approximate", approximate}}, node.output(0));
 }
 
+void selu(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  ctx.emit1(node, "selu", {ctx.input(node, 0)},
+            {{"alpha", node.attr_float("alpha", 1.67326319217681884765625)},
+             {"gamma", node.attr_float("gamma", 1.05070102214813232421875)}},
+            node.output(0));
+}
+
+void celu(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  ctx.emit1(node, "celu", {ctx.input(node, 0)}, {{"alpha", node.attr_float("alpha", 1.0)}}, node.output(0));
+}
+
+void thresholded_relu(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  ctx.emit1(node, "thresholded_relu", {ctx.input(node, 0)}, {{"alpha", node.attr_float("alpha", 1.0)}}, node.output(0));
+}
+
+void shrink(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  ctx.emit1(node, "shrink", {ctx.input(node, 0)},
+            {{"lambd", node.attr_float("lambd", 0.5)}, {"bias", node.attr_float("bias", 0.0)}}, node.output(0));
+}
+
+void is_inf(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  ctx.emit1(node, "is_inf", {ctx.input(node, 0)},
+            {{"detect_positive", node.attr_int("detect_positive", 1)},
+             {"detect_negative", node.attr_int("detect_negative", 1)}},
+            node.output(0));
+}
+
 void prelu(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.emit1(node, "prelu", {ctx.input(node, 0), ctx.input(node, 1)}, {}, node.output(0));
 }
@@ -51,6 +79,35 @@ void binary(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) 
   const std::string a = ctx.input(node, 0);
   const std::string b = operand_like(ctx, node, ctx.input(node, 1), ctx.graph().tensor(a).dtype);
   ctx.emit1(node, mt_op, {a, b}, {}, node.output(0));
+}
+
+// Pow: a float exponent of an integer base is applied in float32 and the result truncated back to
+// the base's type, as ONNX's reference casts numpy's float power; other exponents take the base's type.
+void power(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  const std::string base = ctx.input(node, 0);
+  const std::string exponent = ctx.input(node, 1);
+  const DType base_type = ctx.graph().tensor(base).dtype;
+  if (is_float(base_type) || !is_float(ctx.graph().tensor(exponent).dtype)) {
+    binary(ctx, node, "pow");
+    return;
+  }
+  const std::string real_base = operand_like(ctx, node, base, DType::f32);
+  const std::string raised = ctx.emit1(node, "pow", {real_base, operand_like(ctx, node, exponent, DType::f32)}, {},
+                                       ctx.fresh_name(node.output(0) + "/pow"));
+  ctx.emit1(node, "cast", {raised}, {{"to", std::string(dtype_name(base_type))}}, node.output(0));
+}
+
+void mod(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  ctx.emit1(node, "mod", {ctx.input(node, 0), ctx.input(node, 1)}, {{"fmod", node.attr_int("fmod", 0)}},
+            node.output(0));
+}
+
+void bit_shift(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  const std::string direction = node.attr_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    node.invalid("direction must be 'LEFT' or 'RIGHT', got '{}'", direction);
+  ctx.emit1(node, "bit_shift", {ctx.input(node, 0), ctx.input(node, 1)},
+            {{"direction", std::string(direction == "LEFT" ? "left" : "right")}}, node.output(0));
 }
 
 // Max, Min, Sum take one or more inputs: a chain of binary ops.
@@ -124,22 +181,31 @@ void clip(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.emit1(node, "clamp", {ctx.input(node, 0)}, {{"min", low}, {"max", high}}, node.output(0));
 }
 
+// `input` converted to `to` for ONNX node `node` (Cast, CastLike).
+void cast_to(ImportContext& ctx, const OnnxNode& node, const std::string& input, DType to) {
+  if (ctx.is_shifted_uint8(input)) {  // QuantizeLinear's uint8 output, held as int8 (translate_quant.cpp)
+    if (to != DType::u8) node.unsupported("casts a quantized uint8 tensor to {}", dtype_name(to));
+    ctx.alias(node.output(0), input);
+    return;
+  }
+  if (ctx.graph().tensor(input).dtype == to) {
+    ctx.alias(node.output(0), input);
+    return;
+  }
+  ctx.emit1(node, "cast", {input}, {{"to", std::string(dtype_name(to))}}, node.output(0));
+}
+
 void cast(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   if (!node.has_attr("to")) node.invalid("attribute 'to' is required");
   const auto onnx_type = static_cast<int32_t>(node.attr_int("to", 0));
   auto to = dtype_from_onnx(onnx_type);
   if (!to) node.unsupported("casts to {}, which mt does not support", onnx_type_name(onnx_type));
-  const std::string input = ctx.input(node, 0);
-  if (ctx.is_shifted_uint8(input)) {  // QuantizeLinear's uint8 output, held as int8 (translate_quant.cpp)
-    if (*to != DType::u8) node.unsupported("casts a quantized uint8 tensor to {}", dtype_name(*to));
-    ctx.alias(node.output(0), input);
-    return;
-  }
-  if (ctx.graph().tensor(input).dtype == *to) {
-    ctx.alias(node.output(0), input);
-    return;
-  }
-  ctx.emit1(node, "cast", {input}, {{"to", std::string(dtype_name(*to))}}, node.output(0));
+  cast_to(ctx, node, ctx.input(node, 0), *to);
+}
+
+// CastLike: Cast to the element type of its second input, whose values are not read.
+void cast_like(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  cast_to(ctx, node, ctx.input(node, 0), ctx.input_info(node, 1).dtype);
 }
 
 void identity(ImportContext& ctx, const OnnxNode& node, const std::string&) {
@@ -218,13 +284,40 @@ void add_elementwise_translators(TranslatorTable& table) {
   table.add("Sub", binary, "sub");
   table.add("Mul", binary, "mul");
   table.add("Div", binary, "div");
-  table.add("Pow", binary, "pow");
+  table.add("Pow", power);
   table.add("Max", variadic, "max");
   table.add("Min", variadic, "min");
   table.add("Sum", variadic, "add");
   table.add("Mean", mean);
   table.add("Clip", clip);
   table.add("Cast", cast);
+  table.add("CastLike", cast_like);
+  table.add("Cos", unary, "cos");
+  table.add("Sin", unary, "sin");
+  table.add("Tan", unary, "tan");
+  table.add("Acos", unary, "acos");
+  table.add("Asin", unary, "asin");
+  table.add("Atan", unary, "atan");
+  table.add("Cosh", unary, "cosh");
+  table.add("Sinh", unary, "sinh");
+  table.add("Asinh", unary, "asinh");
+  table.add("Acosh", unary, "acosh");
+  table.add("Atanh", unary, "atanh");
+  table.add("Softsign", unary, "softsign");
+  table.add("Sign", unary, "sign");
+  table.add("Round", unary, "round");
+  table.add("Selu", selu);
+  table.add("Celu", celu);
+  table.add("ThresholdedRelu", thresholded_relu);
+  table.add("Shrink", shrink);
+  table.add("Mod", mod);
+  table.add("BitShift", bit_shift);
+  table.add("And", binary, "logical_and");
+  table.add("Or", binary, "logical_or");
+  table.add("Xor", binary, "logical_xor");
+  table.add("Not", unary, "logical_not");
+  table.add("IsNaN", unary, "is_nan");
+  table.add("IsInf", is_inf);
   table.add("Identity", identity);
   table.add("Dropout", dropout);
   table.add("Constant", constant);

@@ -1,6 +1,8 @@
-// Rules for ops that only ever compute shapes in the models mt imports: Shape, Size,
-// ConstantOfShape, Range, Equal/Less/Greater, Where, ReduceProd. mt has no run-time op for them,
-// so they are evaluated here, on constants; with a run-time input they are unsupported.
+// Rules for ops that compute shapes in the models mt imports: Shape, Size, ConstantOfShape, Range,
+// the comparisons, Where, ReduceProd. They are evaluated here, on constants (up to
+// kMaxShapeOpElements, beyond the size limit of ordinary folding); with a run-time input the
+// comparisons and Where become mt's logic ops, and the others are unsupported (mt has no run-time
+// op for them).
 #include <cmath>
 #include <numeric>
 #include <type_traits>
@@ -129,9 +131,20 @@ void range(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.add_constant(make_constant(node.output(0), dtype, out, values));
 }
 
-// Equal, Less, Greater: a boolean tensor, numpy broadcasting.
+bool all_inputs_constant(ImportContext& ctx, const OnnxNode& node) {
+  for (size_t i = 0; i < node.num_inputs(); ++i)
+    if (node.has_input(i) && !ctx.input_info(node, i).is_constant()) return false;
+  return true;
+}
+
+// Equal, Less, LessOrEqual, Greater, GreaterOrEqual: a boolean tensor, numpy broadcasting.
+// Evaluated here on constants (shape computations, up to kMaxShapeOpElements), else the logic
+// op of the same name (`how`) at run time.
 void compare(ImportContext& ctx, const OnnxNode& node, const std::string& how) {
-  require_constant_inputs(ctx, node);
+  if (!all_inputs_constant(ctx, node)) {
+    ctx.emit1(node, how, {ctx.input(node, 0), ctx.input(node, 1)}, {}, node.output(0));
+    return;
+  }
   const TensorInfo& a = ctx.input_info(node, 0);
   const TensorInfo& b = ctx.input_info(node, 1);
   const Shape out = broadcast_of(node, {&a, &b});
@@ -140,7 +153,11 @@ void compare(ImportContext& ctx, const OnnxNode& node, const std::string& how) {
   auto apply = [&](const auto& x, const auto& y) {
     for (size_t i = 0; i < result.size(); ++i) {
       const auto u = x[ia[i]], v = y[ib[i]];
-      result[i] = how == "equal" ? u == v : how == "less" ? u < v : u > v;
+      result[i] = how == "equal"           ? u == v
+                  : how == "less"          ? u < v
+                  : how == "less_or_equal" ? u <= v
+                  : how == "greater"       ? u > v
+                                           : u >= v;
     }
   };
   if (is_integer(a.dtype) && is_integer(b.dtype))
@@ -150,8 +167,12 @@ void compare(ImportContext& ctx, const OnnxNode& node, const std::string& how) {
   ctx.add_constant(make_constant(node.output(0), DType::boolean, out, result));
 }
 
+// Where: evaluated here on constants, else the where op at run time.
 void where(ImportContext& ctx, const OnnxNode& node, const std::string&) {
-  require_constant_inputs(ctx, node);
+  if (!all_inputs_constant(ctx, node)) {
+    ctx.emit1(node, "where", {ctx.input(node, 0), ctx.input(node, 1), ctx.input(node, 2)}, {}, node.output(0));
+    return;
+  }
   const TensorInfo& cond = ctx.input_info(node, 0);
   const TensorInfo& x = ctx.input_info(node, 1);
   const TensorInfo& y = ctx.input_info(node, 2);
@@ -220,7 +241,9 @@ void add_folding_translators(TranslatorTable& table) {
   table.add("Range", range);
   table.add("Equal", compare, "equal");
   table.add("Less", compare, "less");
+  table.add("LessOrEqual", compare, "less_or_equal");
   table.add("Greater", compare, "greater");
+  table.add("GreaterOrEqual", compare, "greater_or_equal");
   table.add("Where", where);
   table.add("ReduceProd", reduce_prod);
 }

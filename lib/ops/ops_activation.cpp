@@ -1,4 +1,5 @@
-// Op schemas of the activation family: element-wise unary functions, prelu and cast.
+// Op schemas of the activation family: element-wise unary functions (activations, trigonometric
+// and hyperbolic functions, rounding), prelu and cast.
 #include <limits>
 
 #include "lib/ops/infer_helpers.h"
@@ -33,6 +34,11 @@ std::vector<TensorType> infer_cast(const InferContext& context) {
   return {TensorType{*dtype, context.input(0).shape}};
 }
 
+std::vector<TensorType> infer_celu(const InferContext& context) {
+  if (context.attr_float("alpha") == 0) context.fail("attribute 'alpha' must not be 0 (it divides x)");
+  return same_as_input0(context);
+}
+
 }  // namespace
 
 void register_activation_ops(OpRegistry& registry) {
@@ -63,6 +69,29 @@ void register_activation_ops(OpRegistry& registry) {
                         infer_prelu});
   registry.add(unary("cast", "converts elements to dtype 'to' (float to integer truncates toward zero)",
                      {{"to", AttrType::string, std::nullopt}}, infer_cast));
+  registry.add(unary("cos", "cosine"));
+  registry.add(unary("sin", "sine"));
+  registry.add(unary("tan", "tangent"));
+  registry.add(unary("acos", "arccosine (NaN outside [-1, 1])"));
+  registry.add(unary("asin", "arcsine (NaN outside [-1, 1])"));
+  registry.add(unary("atan", "arctangent"));
+  registry.add(unary("cosh", "hyperbolic cosine"));
+  registry.add(unary("sinh", "hyperbolic sine"));
+  registry.add(unary("asinh", "inverse hyperbolic sine"));
+  registry.add(unary("acosh", "inverse hyperbolic cosine (NaN below 1)"));
+  registry.add(unary("atanh", "inverse hyperbolic tangent (NaN outside [-1, 1])"));
+  registry.add(unary("softsign", "x / (1 + |x|)"));
+  registry.add(unary("sign", "-1, 0 or 1 by the sign of x (NaN stays NaN)"));
+  registry.add(unary("round", "nearest integer, halves to even"));
+  // ONNX's defaults: the constants of self-normalising networks (Klambauer et al. 2017).
+  registry.add(unary("selu", "gamma * (x if x > 0 else alpha * (exp(x) - 1))",
+                     {{"alpha", AttrType::real, Attribute{1.67326319217681884765625}},
+                      {"gamma", AttrType::real, Attribute{1.05070102214813232421875}}}));
+  registry.add(unary("celu", "max(0, x) + min(0, alpha * (exp(x / alpha) - 1))",
+                     {{"alpha", AttrType::real, Attribute{1.0}}}, infer_celu));
+  registry.add(unary("thresholded_relu", "x if x > alpha else 0", {{"alpha", AttrType::real, Attribute{1.0}}}));
+  registry.add(unary("shrink", "x + bias if x < -lambd, else x - bias if x > lambd, else 0",
+                     {{"lambd", AttrType::real, Attribute{0.5}}, {"bias", AttrType::real, Attribute{0.0}}}));
 }
 
 }  // namespace mt

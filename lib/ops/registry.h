@@ -106,6 +106,7 @@ class OpRegistry {
 };
 void register_activation_ops(OpRegistry& registry);
 void register_binary_ops(OpRegistry& registry);
+void register_logic_ops(OpRegistry& registry);
 void register_reduce_ops(OpRegistry& registry);
 void register_norm_ops(OpRegistry& registry);
 void register_linear_ops(OpRegistry& registry);

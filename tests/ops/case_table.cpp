@@ -7,6 +7,7 @@ const CaseTable& case_table() {
     CaseTable t;
     add_activation_cases(t);
     add_binary_cases(t);
+    add_logic_cases(t);
     add_reduce_cases(t);
     add_norm_cases(t);
     add_linear_cases(t);

@@ -1,6 +1,7 @@
 // Cases of the activation family: each unary op on a 4-D NCHW tensor with odd channel counts, a
-// 2-D and a 1-D tensor, over a value range inside its domain; attribute variants; prelu slopes
-// broadcast several ways; cast between dtypes.
+// 2-D and a 1-D tensor, over a value range inside its domain; attribute variants; the values
+// random data misses (round's halves, sign's zeros); prelu slopes broadcast several ways; cast
+// between dtypes.
 #include "tests/ops/op_cases.h"
 
 namespace mt::optest {
@@ -39,6 +40,26 @@ void add_activation_cases(CaseTable& t) {
   unary(t, "leaky_relu", -3, 3, {{"alpha", 0.2}}, "alpha 0.2");
   unary(t, "elu", -4, 4);
   unary(t, "elu", -4, 4, {{"alpha", 0.5}}, "alpha 0.5");
+
+  for (const char* op : {"cos", "sin", "atan", "sinh", "cosh", "asinh", "softsign", "sign", "round"})
+    unary(t, op, -4, 4);
+  unary(t, "tan", -1.4, 1.4);  // inside (-pi/2, pi/2)
+  for (const char* op : {"acos", "asin", "atanh"}) unary(t, op, -0.99, 0.99);
+  unary(t, "acosh", 1, 10);
+  // Halves round to even; zero keeps its sign.
+  t.add("round", {.name = "halves and zeros",
+                  .inputs = {given(DType::f32, {12},
+                                   {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -0.0, 0.0, 0.49999997, 4194304.5, -7.5})}});
+  t.add("sign", {.name = "zeros", .inputs = {given(DType::f32, {2, 3}, {0.0, -0.0, 1e-30, -1e-30, 5, -5})}});
+  unary(t, "selu", -4, 4);
+  unary(t, "selu", -4, 4, {{"alpha", 2.0}, {"gamma", 3.0}}, "alpha 2 gamma 3");
+  unary(t, "celu", -4, 4);
+  unary(t, "celu", -4, 4, {{"alpha", 2.0}}, "alpha 2");
+  unary(t, "thresholded_relu", -3, 3);
+  unary(t, "thresholded_relu", -3, 3, {{"alpha", 0.5}}, "alpha 0.5");
+  unary(t, "shrink", -3, 3);
+  unary(t, "shrink", -3, 3, {{"lambd", 1.5}, {"bias", 1.5}}, "lambd 1.5 bias 1.5");
+  unary(t, "shrink", -3, 3, {{"lambd", -0.5}, {"bias", 0.25}}, "negative lambd");
 
   t.add("prelu", {.name = "per channel [C,1,1]", .inputs = {in({1, 5, 4, 3}), weight({5, 1, 1}, 0, 0.5)}});
   t.add("prelu", {.name = "single slope [1]", .inputs = {in({2, 3, 4, 4}), weight({1}, 0, 0.5)}});

@@ -23,6 +23,9 @@ struct CaseInput {
   double low = -1;  // values are uniform in [low, high): floats continuous, integers whole
   double high = 1;
   std::optional<QuantParams> quant;  // int8 tensors: their scale and zero point
+  // When set, the data instead of random values, repeated to fill the shape: the special values
+  // (NaN, infinities, halves, zeros) that random data does not hit.
+  std::vector<double> values;
 };
 
 inline CaseInput in(Shape shape, double low = -1, double high = 1) { return {DType::f32, std::move(shape), false, false, low, high}; }
@@ -31,6 +34,9 @@ inline CaseInput typed(DType dtype, Shape shape, double low, double high, bool c
   return {dtype, std::move(shape), constant, false, low, high};
 }
 inline CaseInput absent() { return {.absent = true}; }
+inline CaseInput given(DType dtype, Shape shape, std::vector<double> values) {
+  return {.dtype = dtype, .shape = std::move(shape), .values = std::move(values)};
+}
 
 using Ints = std::vector<int64_t>;
 using Floats = std::vector<double>;
@@ -63,6 +69,7 @@ class CaseTable {
 
 void add_activation_cases(CaseTable& table);
 void add_binary_cases(CaseTable& table);
+void add_logic_cases(CaseTable& table);
 void add_reduce_cases(CaseTable& table);
 void add_norm_cases(CaseTable& table);
 void add_linear_cases(CaseTable& table);

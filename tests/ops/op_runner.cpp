@@ -20,14 +20,16 @@ HostArray random_data(const CaseInput& input, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> real(input.low, input.high);
   auto whole = [&] { return std::floor(real(rng)); };
   for (size_t i = 0; i < count; ++i) {
+    const bool given = !input.values.empty();
+    const double value = given ? input.values[i % input.values.size()] : 0.0;
     switch (input.dtype) {
-      case DType::f32: reinterpret_cast<float*>(out)[i] = static_cast<float>(real(rng)); break;
+      case DType::f32: reinterpret_cast<float*>(out)[i] = static_cast<float>(given ? value : real(rng)); break;
       case DType::f16: throw Error(ExitCode::failure, "op harness: float16 inputs are not generated");
-      case DType::i8: reinterpret_cast<int8_t*>(out)[i] = static_cast<int8_t>(whole()); break;
-      case DType::u8: reinterpret_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(whole()); break;
-      case DType::i32: reinterpret_cast<int32_t*>(out)[i] = static_cast<int32_t>(whole()); break;
-      case DType::i64: reinterpret_cast<int64_t*>(out)[i] = static_cast<int64_t>(whole()); break;
-      case DType::boolean: reinterpret_cast<uint8_t*>(out)[i] = whole() > 0 ? 1 : 0; break;
+      case DType::i8: reinterpret_cast<int8_t*>(out)[i] = static_cast<int8_t>(given ? value : whole()); break;
+      case DType::u8: reinterpret_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(given ? value : whole()); break;
+      case DType::i32: reinterpret_cast<int32_t*>(out)[i] = static_cast<int32_t>(given ? value : whole()); break;
+      case DType::i64: reinterpret_cast<int64_t*>(out)[i] = static_cast<int64_t>(given ? value : whole()); break;
+      case DType::boolean: reinterpret_cast<uint8_t*>(out)[i] = (given ? value : whole()) > 0 ? 1 : 0; break;
     }
   }
   return array;

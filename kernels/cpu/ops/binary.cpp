@@ -1,6 +1,6 @@
-// add, sub, mul, div, max, min, pow with numpy broadcasting. Float tensors of rank <= 6 use
-// XNNPACK's *_nd_f32 operators (add keeps its fused clamp); integers, pow and higher ranks use a
-// broadcast loop. Both operands are read in the output's layout, so NHWC activations meet
+// add, sub, mul, div, max, min, pow, mod, bit_shift with numpy broadcasting. Float tensors of rank
+// <= 6 use XNNPACK's *_nd_f32 operators (add keeps its fused clamp); integers, pow, mod and higher
+// ranks use a broadcast loop. Both operands are read in the output's layout, so NHWC activations meet
 // per-channel constants ([C,1,1] is [1,1,1,C] in NHWC: no copy) without a layout change.
 #include <algorithm>
 #include <array>
@@ -55,8 +55,39 @@ std::pair<xnn_operator_t, XnnSetup> create_xnn(NodeContext& c) {
 template <typename T>
 T int_divide(T a, T b) {
   if (b == 0) return 0;
-  if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));  // wraps for the minimum
-  return a / b;
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));  // wraps for the minimum
+  return static_cast<T>(a / b);
+}
+
+// The remainder of integer division: floored (the sign of b, ONNX Mod's fmod 0) or truncated (the
+// sign of a, fmod 1); x % 0 gives 0 instead of trapping, and MIN % -1 (which overflows) 0.
+template <typename T>
+T int_remainder(T a, T b, bool floored) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+    const T r = static_cast<T>(a % b);
+    return floored && r != 0 && ((r < 0) != (b < 0)) ? static_cast<T>(r + b) : r;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+
+// a^b by squaring, wrapping; a negative exponent gives the real power truncated toward zero (0
+// for every base but 1 and -1, and 0 for 0 rather than trapping).
+template <typename T>
+T int_pow(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) return a == 1 ? T{1} : (a == -1 ? static_cast<T>(b % 2 == 0 ? 1 : -1) : T{0});
+  }
+  U result = 1, base = static_cast<U>(a);
+  for (auto e = static_cast<U>(b); e != 0; e >>= 1) {
+    if (e & 1U) result = static_cast<U>(result * base);
+    base = static_cast<U>(base * base);
+  }
+  return static_cast<T>(result);
 }
 
 // Integer arithmetic wraps modulo 2^bits like numpy, without signed-overflow UB.
@@ -102,41 +133,72 @@ void add_loop(NodeContext& c, const std::vector<Value>& values, const BroadcastL
   } else if (op == "min") {
     step([](T a, T b) { return b < a ? b : a; });
   } else if (op == "pow") {
-    step([](T a, T b) { return static_cast<T>(std::pow(a, b)); });
+    if constexpr (std::is_floating_point_v<T>) {
+      step([](T a, T b) { return static_cast<T>(std::pow(a, b)); });
+    } else {
+      step([](T a, T b) { return int_pow(a, b); });
+    }
+  } else if (op == "mod") {
+    if constexpr (std::is_floating_point_v<T>) {
+      step([](T a, T b) { return std::fmod(a, b); });  // the schema requires fmod 1 for floats
+    } else if (attr_int(c.node(), "fmod") != 0) {
+      step([](T a, T b) { return int_remainder(a, b, false); });
+    } else {
+      step([](T a, T b) { return int_remainder(a, b, true); });
+    }
+  } else if (op == "bit_shift") {
+    if constexpr (std::is_unsigned_v<T>) {
+      // Bits shifted past the width are lost (C++ leaves such shifts undefined).
+      constexpr size_t kBits = sizeof(T) * 8;
+      if (attr_string(c.node(), "direction") == "left") {
+        step([](T a, T b) { return static_cast<size_t>(b) >= kBits ? T{0} : static_cast<T>(a << b); });
+      } else {
+        step([](T a, T b) { return static_cast<size_t>(b) >= kBits ? T{0} : static_cast<T>(a >> b); });
+      }
+    } else {
+      unsupported("node '{}' (bit_shift): dtype {} not supported", c.node().name, dtype_name(c.output_info(0).dtype));
+    }
   }
 }
 
 }  // namespace
 
 std::optional<std::string> check_binary(const Graph& graph, const Node& node) {
-  if (node.op == "pow") return check_float(graph, node);
-  return check_dtypes(graph, node, {DType::f32, DType::i32, DType::i64});
+  // bit_shift's schema allows uint8 only; quantized int8 nodes go to ops_int8.h instead.
+  return check_dtypes(graph, node, {DType::f32, DType::i8, DType::u8, DType::i32, DType::i64});
 }
 
 Layout binary_output_layout(NodeContext& c) {
   const Shape& out_shape = c.output_info(0).shape;
   for (bool constants : {false, true})
-    for (size_t i = 0; i < 2; ++i)
+    for (size_t i = 0; i < c.num_inputs(); ++i)
       if (c.is_constant(i) == constants && c.input_info(i).shape == out_shape) return c.input(i).layout;
   return identity_layout(out_shape.size());
+}
+
+BroadcastOperands plan_broadcast_operands(NodeContext& c) {
+  const Shape& out_shape = c.output_info(0).shape;
+  BroadcastOperands planned;
+  planned.layout = binary_output_layout(c);
+  planned.out_physical = physical_shape(out_shape, planned.layout);
+  for (size_t i = 0; i < c.num_inputs(); ++i) {
+    const Shape& shape = c.input_info(i).shape;
+    Shape padded(out_shape.size() - shape.size(), 1);
+    padded.insert(padded.end(), shape.begin(), shape.end());
+    planned.physical.push_back(physical_shape(padded, planned.layout));
+  }
+  return planned;
 }
 
 void plan_binary(NodeContext& c) {
   const Shape& out_shape = c.output_info(0).shape;
   const size_t rank = out_shape.size();
-  const Layout layout = binary_output_layout(c);
-
-  Shape physical[2];
-  for (size_t i = 0; i < 2; ++i) {
-    const Shape& shape = c.input_info(i).shape;
-    Shape padded(rank - shape.size(), 1);
-    padded.insert(padded.end(), shape.begin(), shape.end());
-    physical[i] = physical_shape(padded, layout);
-  }
-  const Shape out_physical = physical_shape(out_shape, layout);
+  const BroadcastOperands planned = plan_broadcast_operands(c);
+  const Layout& layout = planned.layout;
+  const std::vector<Shape>& physical = planned.physical;
   const DType dtype = c.output_info(0).dtype;
 
-  if (dtype == DType::f32 && rank <= XNN_MAX_TENSOR_DIMS && c.node().op != "pow") {
+  if (dtype == DType::f32 && rank <= XNN_MAX_TENSOR_DIMS && c.node().op != "pow" && c.node().op != "mod") {
     const auto [op, setup] = create_xnn(c);
     const Value a = c.xnn_input(0, trailing_layout(layout, c.input_info(0).shape.size()));
     const Value b = c.xnn_input(1, trailing_layout(layout, c.input_info(1).shape.size()));
@@ -159,9 +221,11 @@ void plan_binary(NodeContext& c) {
   const Value a = c.input(0, trailing_layout(layout, c.input_info(0).shape.size()));
   const Value b = c.input(1, trailing_layout(layout, c.input_info(1).shape.size()));
   const Value y = c.output(0, layout);
-  const BroadcastLoop loop(out_physical, physical[0], physical[1]);
+  const BroadcastLoop loop(planned.out_physical, physical[0], physical[1]);
   switch (dtype) {
     case DType::f32: add_loop<float>(c, {a, b, y}, loop); break;
+    case DType::i8: add_loop<int8_t>(c, {a, b, y}, loop); break;
+    case DType::u8: add_loop<uint8_t>(c, {a, b, y}, loop); break;
     case DType::i32: add_loop<int32_t>(c, {a, b, y}, loop); break;
     case DType::i64: add_loop<int64_t>(c, {a, b, y}, loop); break;
     default: unsupported("node '{}': dtype {} not supported", c.node().name, dtype_name(dtype));

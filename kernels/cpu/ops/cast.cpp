@@ -9,6 +9,7 @@
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "lib/core/float16.h"
+#include "lib/ops/saturating_cast.h"
 
 namespace mt::cpu {
 namespace {
@@ -19,15 +20,6 @@ struct Half {
 struct Bool {
   uint8_t byte;  // any non-zero byte reads as true
 };
-
-template <typename To>
-To float_to_int(double value) {
-  if (std::isnan(value)) return 0;
-  const double t = std::trunc(value);
-  if (t <= static_cast<double>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
-  if (t >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
-  return static_cast<To>(t);
-}
 
 // Storage types: bool is one byte holding 0 or 1; float16 its bit pattern.
 template <typename From, typename To>
@@ -41,7 +33,7 @@ To convert(From v) {
   } else if constexpr (std::is_same_v<To, Bool>) {
     return Bool{static_cast<uint8_t>(v != From{0} ? 1 : 0)};
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    return float_to_int<To>(static_cast<double>(v));
+    return saturating_cast<To>(static_cast<double>(v));
   } else {
     return static_cast<To>(v);
   }

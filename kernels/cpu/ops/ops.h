@@ -33,10 +33,16 @@ MT_CPU_OP(reciprocal)
 MT_CPU_OP(softplus)
 MT_CPU_OP(gelu)
 MT_CPU_OP(hardsigmoid)
+MT_CPU_OP(unary_math)
 // cast.cpp
 MT_CPU_OP(cast)
-// binary.cpp: add sub mul div max min pow
+// binary.cpp: add sub mul div max min pow mod bit_shift
 MT_CPU_OP(binary)
+// logic.cpp: comparisons, boolean ops, is_nan/is_inf, where
+MT_CPU_OP(compare)
+MT_CPU_OP(logical)
+MT_CPU_OP(classify)
+MT_CPU_OP(where)
 // reduce.cpp
 MT_CPU_OP(reduce)
 // softmax.cpp: softmax, log_softmax
@@ -75,6 +81,16 @@ MT_CPU_OP(dequantize)
 // binary.cpp, shared with the int8 binaries: the output takes the layout of an operand with the
 // output's full shape, computed tensors first (constants are reordered at planning, for free).
 Layout binary_output_layout(NodeContext& context);
+
+// binary.cpp, shared with logic.cpp: where a broadcast op's operands meet. Input i is read in
+// trailing_layout(layout, its rank), which gives it the shape physical[i] (its shape padded to
+// the output's rank, in the layout's order); the output is stored in `layout` (out_physical).
+struct BroadcastOperands {
+  Layout layout;
+  Shape out_physical;
+  std::vector<Shape> physical;
+};
+BroadcastOperands plan_broadcast_operands(NodeContext& context);
 
 // reduce.cpp, shared with the global pools: reduces logical `axes` of input 0 into output 0.
 enum class ReduceKind;

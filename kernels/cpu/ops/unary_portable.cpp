@@ -60,3 +60,49 @@ void plan_gelu(NodeContext& c) {
 }
 
 }  // namespace mt::cpu
+
+namespace mt::cpu {
+
+// The activation family's trigonometric, hyperbolic and rounding functions and the activations
+// with scalar attributes, in float (libm, accurate to about an ulp).
+std::optional<std::string> check_unary_math(const Graph& graph, const Node& node) { return check_float(graph, node); }
+
+void plan_unary_math(NodeContext& c) {
+  const Node& node = c.node();
+  const std::string& op = node.op;
+  if (op == "cos") return plan_unary_map(c, [](float x) { return std::cos(x); });
+  if (op == "sin") return plan_unary_map(c, [](float x) { return std::sin(x); });
+  if (op == "tan") return plan_unary_map(c, [](float x) { return std::tan(x); });
+  if (op == "acos") return plan_unary_map(c, [](float x) { return std::acos(x); });
+  if (op == "asin") return plan_unary_map(c, [](float x) { return std::asin(x); });
+  if (op == "atan") return plan_unary_map(c, [](float x) { return std::atan(x); });
+  if (op == "cosh") return plan_unary_map(c, [](float x) { return std::cosh(x); });
+  if (op == "sinh") return plan_unary_map(c, [](float x) { return std::sinh(x); });
+  if (op == "asinh") return plan_unary_map(c, [](float x) { return std::asinh(x); });
+  if (op == "acosh") return plan_unary_map(c, [](float x) { return std::acosh(x); });
+  if (op == "atanh") return plan_unary_map(c, [](float x) { return std::atanh(x); });
+  if (op == "softsign") return plan_unary_map(c, [](float x) { return x / (1.0f + std::fabs(x)); });
+  if (op == "sign") return plan_unary_map(c, [](float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : x); });
+  // The default rounding mode rounds halves to even (ONNX Round).
+  if (op == "round") return plan_unary_map(c, [](float x) { return std::nearbyint(x); });
+  if (op == "selu") {
+    const float alpha = attr_f32(node, "alpha"), gamma = attr_f32(node, "gamma");
+    return plan_unary_map(c, [alpha, gamma](float x) { return gamma * (x > 0 ? x : alpha * std::expm1(x)); });
+  }
+  if (op == "celu") {
+    const float alpha = attr_f32(node, "alpha");
+    return plan_unary_map(
+        c, [alpha](float x) { return std::max(0.0f, x) + std::min(0.0f, alpha * std::expm1(x / alpha)); });
+  }
+  if (op == "thresholded_relu") {
+    const float alpha = attr_f32(node, "alpha");
+    return plan_unary_map(c, [alpha](float x) { return x > alpha ? x : 0.0f; });
+  }
+  if (op == "shrink") {
+    const float lambd = attr_f32(node, "lambd"), bias = attr_f32(node, "bias");
+    return plan_unary_map(c, [lambd, bias](float x) { return x < -lambd ? x + bias : (x > lambd ? x - bias : 0.0f); });
+  }
+  unsupported("node '{}': op {} is not one of unary_math's", node.name, op);
+}
+
+}  // namespace mt::cpu

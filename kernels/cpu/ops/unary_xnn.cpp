@@ -1,11 +1,14 @@
 // Elementwise ops that XNNPACK implements (its *_nc_f32 operators over the whole tensor as one
-// row), and prelu (XNNPACK when the slope runs along the innermost dim, else a broadcast loop).
+// row), prelu (XNNPACK when the slope runs along the innermost dim, else a broadcast loop), and
+// clamp on integers (a portable loop).
+#include <cmath>
 #include <limits>
 
 #include "kernels/cpu/engines/broadcast_loop.h"
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/ops/unary_portable.h"
+#include "lib/ops/saturating_cast.h"
 
 namespace mt::cpu {
 namespace {
@@ -47,7 +50,6 @@ void plan_clamp_range(NodeContext& c, float low, float high) {
   std::optional<std::string> check_##name(const Graph& graph, const Node& node) { return check_float(graph, node); }
 
 MT_FLOAT_CHECK(relu)
-MT_FLOAT_CHECK(clamp)
 MT_FLOAT_CHECK(sigmoid)
 MT_FLOAT_CHECK(hardswish)
 MT_FLOAT_CHECK(leaky_relu)
@@ -62,8 +64,31 @@ MT_FLOAT_CHECK(prelu)
 
 void plan_relu(NodeContext& c) { plan_clamp_range(c, 0.0f, std::numeric_limits<float>::infinity()); }
 
+// Integer tensors too (ONNX Clip on integers; quantized int8 nodes go to ops_int8.h instead).
+std::optional<std::string> check_clamp(const Graph& graph, const Node& node) {
+  return check_dtypes(graph, node, {DType::f32, DType::i8, DType::u8, DType::i32, DType::i64});
+}
+
+namespace {
+
+// Integer clamp: the bounds rounded inward to whole numbers within T's range, as the reference.
+template <typename T>
+void plan_clamp_integers(NodeContext& c) {
+  const T low = saturating_cast<T>(std::ceil(attr_float(c.node(), "min")));
+  const T high = saturating_cast<T>(std::floor(attr_float(c.node(), "max")));
+  plan_unary_map<T>(c, [low, high](T x) { return std::min(std::max(x, low), high); });
+}
+
+}  // namespace
+
 void plan_clamp(NodeContext& c) {
-  plan_clamp_range(c, attr_f32(c.node(), "min"), attr_f32(c.node(), "max"));
+  switch (c.input_info(0).dtype) {
+    case DType::i8: plan_clamp_integers<int8_t>(c); return;
+    case DType::u8: plan_clamp_integers<uint8_t>(c); return;
+    case DType::i32: plan_clamp_integers<int32_t>(c); return;
+    case DType::i64: plan_clamp_integers<int64_t>(c); return;
+    default: plan_clamp_range(c, attr_f32(c.node(), "min"), attr_f32(c.node(), "max"));
+  }
 }
 
 void plan_sigmoid(NodeContext& c) {

@@ -1,5 +1,6 @@
 // Reference kernels of the activation family. Functions are evaluated in double and rounded
 // once to float, so the oracle is as close to the exact value as float allows.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -10,6 +11,7 @@
 #include "lib/ops/eval/kernel_util.h"
 #include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
+#include "lib/ops/saturating_cast.h"
 
 namespace mt::reference {
 namespace {
@@ -48,6 +50,23 @@ double floor_fn(double x) { return std::floor(x); }
 double ceil_fn(double x) { return std::ceil(x); }
 // log(1 + e^x) without overflow for large x.
 double softplus(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+double cos_fn(double x) { return std::cos(x); }
+double sin_fn(double x) { return std::sin(x); }
+double tan_fn(double x) { return std::tan(x); }
+double acos_fn(double x) { return std::acos(x); }
+double asin_fn(double x) { return std::asin(x); }
+double atan_fn(double x) { return std::atan(x); }
+double cosh_fn(double x) { return std::cosh(x); }
+double sinh_fn(double x) { return std::sinh(x); }
+double asinh_fn(double x) { return std::asinh(x); }
+double acosh_fn(double x) { return std::acosh(x); }
+double atanh_fn(double x) { return std::atanh(x); }
+double softsign(double x) { return x / (1.0 + std::abs(x)); }
+// Zero stays zero (keeping its sign bit) and NaN stays NaN.
+double sign(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : x); }
+// nearbyint in the default rounding mode rounds halves to even (ONNX Round, numpy.round); a float
+// is exact in double, so rounding it there first changes nothing.
+double round_fn(double x) { return std::nearbyint(x); }
 
 void gelu(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
   const std::string& approximate = attr_string(node, "approximate");
@@ -62,10 +81,32 @@ void gelu(const Node& node, std::span<const ConstView> inputs, std::span<const M
   }
 }
 
+// Integer clamp: bounds rounded inward to whole numbers, then limited to T's range (Clip on
+// integer tensors, whose bounds are integers of T).
+template <typename T>
+void clamp_integers(double lo, double hi, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  const T low = saturating_cast<T>(std::ceil(lo));
+  const T high = saturating_cast<T>(std::floor(hi));
+  const T* x = inputs[0].as<T>();
+  T* y = outputs[0].as<T>();
+  const int64_t count = inputs[0].info->numel();
+  for (int64_t i = 0; i < count; ++i) y[i] = std::min(std::max(x[i], low), high);
+}
+
 void clamp(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
   const double lo = attr_float(node, "min");
   const double hi = attr_float(node, "max");
   // max then min, as ONNX Clip: with lo > hi every element becomes hi. NaN stays NaN.
+  switch (inputs[0].info->dtype) {
+    case DType::i8:
+      if (inputs[0].info->quant) break;  // quantized int8 is not integers
+      clamp_integers<int8_t>(lo, hi, inputs, outputs);
+      return;
+    case DType::u8: clamp_integers<uint8_t>(lo, hi, inputs, outputs); return;
+    case DType::i32: clamp_integers<int32_t>(lo, hi, inputs, outputs); return;
+    case DType::i64: clamp_integers<int64_t>(lo, hi, inputs, outputs); return;
+    default: break;
+  }
   map_f32(node, inputs, outputs, [lo, hi](double x) { return std::isnan(x) ? x : std::min(std::max(x, lo), hi); });
 }
 
@@ -83,6 +124,31 @@ void leaky_relu(const Node& node, std::span<const ConstView> inputs, std::span<c
 void elu(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
   const double alpha = attr_float(node, "alpha");
   map_f32(node, inputs, outputs, [alpha](double x) { return x > 0 ? x : alpha * std::expm1(x); });
+}
+
+void selu(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  const double alpha = attr_float(node, "alpha");
+  const double gamma = attr_float(node, "gamma");
+  map_f32(node, inputs, outputs, [alpha, gamma](double x) { return gamma * (x > 0 ? x : alpha * std::expm1(x)); });
+}
+
+void celu(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  const double alpha = attr_float(node, "alpha");
+  map_f32(node, inputs, outputs,
+          [alpha](double x) { return std::max(0.0, x) + std::min(0.0, alpha * std::expm1(x / alpha)); });
+}
+
+void thresholded_relu(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  const double alpha = attr_float(node, "alpha");
+  map_f32(node, inputs, outputs, [alpha](double x) { return x > alpha ? x : 0.0; });
+}
+
+// The -lambd test first, as ONNX's reference, so that a negative lambd (both tests true) agrees.
+void shrink(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  const double lambd = attr_float(node, "lambd");
+  const double bias = attr_float(node, "bias");
+  map_f32(node, inputs, outputs,
+          [lambd, bias](double x) { return x < -lambd ? x + bias : (x > lambd ? x - bias : 0.0); });
 }
 
 void prelu(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
@@ -119,21 +185,10 @@ Element load(DType dtype, const void* data, int64_t i) {
   return {};
 }
 
-// Float to integer truncates toward zero (ONNX Cast); out-of-range values saturate and NaN
-// becomes 0, where C++ and ONNX leave the result undefined.
-template <typename T>
-T truncate_to(double value) {
-  if (std::isnan(value)) return 0;
-  const double truncated = std::trunc(value);
-  if (truncated <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
-  if (truncated >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  return static_cast<T>(truncated);
-}
-
 // Integer to narrower integer wraps modulo 2^bits (two's complement), as numpy and ONNX do.
 template <typename T>
 T convert_to(const Element& e) {
-  return e.floating ? truncate_to<T>(e.real) : static_cast<T>(e.integer);
+  return e.floating ? saturating_cast<T>(e.real) : static_cast<T>(e.integer);
 }
 
 void store(DType dtype, void* data, int64_t i, const Element& e) {
@@ -181,6 +236,24 @@ void register_activation_kernels(KernelTable& table) {
   table.add("elu", elu);
   table.add("prelu", prelu);
   table.add("cast", cast);
+  table.add("cos", unary_kernel<cos_fn>);
+  table.add("sin", unary_kernel<sin_fn>);
+  table.add("tan", unary_kernel<tan_fn>);
+  table.add("acos", unary_kernel<acos_fn>);
+  table.add("asin", unary_kernel<asin_fn>);
+  table.add("atan", unary_kernel<atan_fn>);
+  table.add("cosh", unary_kernel<cosh_fn>);
+  table.add("sinh", unary_kernel<sinh_fn>);
+  table.add("asinh", unary_kernel<asinh_fn>);
+  table.add("acosh", unary_kernel<acosh_fn>);
+  table.add("atanh", unary_kernel<atanh_fn>);
+  table.add("softsign", unary_kernel<softsign>);
+  table.add("sign", unary_kernel<sign>);
+  table.add("round", unary_kernel<round_fn>);
+  table.add("selu", selu);
+  table.add("celu", celu);
+  table.add("thresholded_relu", thresholded_relu);
+  table.add("shrink", shrink);
 }
 
 }  // namespace mt::reference

@@ -23,7 +23,10 @@ KernelMap& float_kernels() {
 }
 
 void dispatch_by_dtype(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
-  const bool int8 = !inputs.empty() && inputs[0].info != nullptr && inputs[0].info->dtype == DType::i8;
+  // Quantized int8 (lib/quant's scheme) runs the int8 variant; plain int8 integers the float
+  // kernel's integer arithmetic.
+  const bool int8 = !inputs.empty() && inputs[0].info != nullptr && inputs[0].info->dtype == DType::i8 &&
+                    inputs[0].info->quant.has_value();
   const KernelMap& kernels = int8 ? int8_kernels() : float_kernels();
   kernels.find(node.op)->second(node, inputs, outputs);
 }
@@ -34,6 +37,7 @@ KernelMap build_table() {
   KernelTable table;
   register_activation_kernels(table);
   register_binary_kernels(table);
+  register_logic_kernels(table);
   register_reduce_kernels(table);
   register_norm_kernels(table);
   register_linear_kernels(table);

@@ -51,6 +51,7 @@ class KernelTable {
 };
 void register_activation_kernels(KernelTable& table);
 void register_binary_kernels(KernelTable& table);
+void register_logic_kernels(KernelTable& table);
 void register_reduce_kernels(KernelTable& table);
 void register_norm_kernels(KernelTable& table);
 void register_linear_kernels(KernelTable& table);

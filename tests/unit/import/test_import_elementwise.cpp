@@ -1,7 +1,10 @@
-// Element-wise rules: op names, attributes, Clip by opset, Cast, variadic ops, and the ops that
-// vanish (Identity, Dropout, Constant).
+// Element-wise rules: op names, attributes, Clip by opset (and with run-time bounds), Cast and
+// CastLike, variadic ops, Mod, BitShift, the boolean ops and run-time comparisons, and the ops that
+// vanish (Identity, Dropout and its all-true mask, Constant).
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
+#include <limits>
 
 #include "lib/import/constant_values.h"
 #include "tests/unit/import/onnx_test_util.h"
@@ -272,6 +275,143 @@ TEST_CASE("PRelu and Gelu (opset 20)") {
   g = gelu.import();
   CHECK(ops_of(g) == std::vector<std::string>{"gelu"});
   CHECK(std::get<std::string>(g.nodes[0].attrs.at("approximate")) == "tanh");
+}
+
+TEST_CASE("trigonometric, hyperbolic and rounding functions map to their mt names and compute") {
+  const std::vector<float> x{-0.75f, -0.5f, 0.25f, 0.5f};
+  auto each = [&](float (*fn)(float)) {
+    std::vector<float> y;
+    for (float v : x) y.push_back(fn(v));
+    return y;
+  };
+  struct Case {
+    const char* onnx;
+    const char* mt;
+    std::vector<float> expected;
+  };
+  const std::vector<Case> cases = {
+      {"Cos", "cos", each([](float v) { return std::cos(v); })},
+      {"Sin", "sin", each([](float v) { return std::sin(v); })},
+      {"Tan", "tan", each([](float v) { return std::tan(v); })},
+      {"Acos", "acos", each([](float v) { return std::acos(v); })},
+      {"Asin", "asin", each([](float v) { return std::asin(v); })},
+      {"Atan", "atan", each([](float v) { return std::atan(v); })},
+      {"Cosh", "cosh", each([](float v) { return std::cosh(v); })},
+      {"Sinh", "sinh", each([](float v) { return std::sinh(v); })},
+      {"Asinh", "asinh", each([](float v) { return std::asinh(v); })},
+      {"Atanh", "atanh", each([](float v) { return std::atanh(v); })},
+      {"Softsign", "softsign", {-0.75f / 1.75f, -0.5f / 1.5f, 0.25f / 1.25f, 0.5f / 1.5f}},
+      {"Sign", "sign", {-1, -1, 1, 1}},
+      {"Round", "round", {-1, -0.0f, 0, 0}},  // halves to even: -0.5 -> -0, 0.5 -> 0
+  };
+  for (const auto& c : cases) {
+    INFO(c.onnx);
+    Graph g = unary_model(c.onnx, 13);
+    REQUIRE(g.nodes.size() == 1);
+    CHECK(g.nodes[0].op == c.mt);
+    check_close(run_graph(g, {x}), c.expected, 1e-6);
+  }
+  Graph g = unary_model("Acosh", 13);
+  CHECK(g.nodes[0].op == "acosh");
+  check_close(run_graph(g, {{1, 2, 3, 10}}), {0, std::acosh(2.0f), std::acosh(3.0f), std::acosh(10.0f)}, 1e-6);
+  g = unary_model("Round", 13);
+  check_close(run_graph(g, {{1.5f, 2.5f, -2.5f, 2.4999998f}}), {2, 2, -2, 2});
+}
+
+TEST_CASE("Selu, Celu, ThresholdedRelu, Shrink: ONNX's defaults and given attributes") {
+  Graph g = unary_model("Selu");
+  CHECK(g.nodes[0].op == "selu");
+  const double alpha = 1.67326319217681884765625, gamma = 1.05070102214813232421875;
+  check_close(run_graph(g, {{-1, 0, 1, 2}}), {static_cast<float>(gamma * alpha * std::expm1(-1.0)), 0,
+                                              static_cast<float>(gamma), static_cast<float>(2 * gamma)});
+  g = unary_model("Selu", 13, [](auto& n) {
+    attr_float(n, "alpha", 2.0f);
+    attr_float(n, "gamma", 3.0f);
+  });
+  check_close(run_graph(g, {{-1, 0, 1, 2}}), {static_cast<float>(6 * std::expm1(-1.0)), 0, 3, 6});
+  g = unary_model("Celu", 13, [](auto& n) { attr_float(n, "alpha", 2.0f); });
+  CHECK(g.nodes[0].op == "celu");
+  check_close(run_graph(g, {{-2, 0, 1, 3}}), {static_cast<float>(2 * std::expm1(-1.0)), 0, 1, 3});
+  g = unary_model("ThresholdedRelu");
+  CHECK(g.nodes[0].op == "thresholded_relu");
+  check_close(run_graph(g, {{0.5f, 1, 1.5f, -3}}), {0, 0, 1.5f, 0});
+  g = unary_model("Shrink");
+  CHECK(g.nodes[0].op == "shrink");
+  check_close(run_graph(g, {{-1, -0.5f, 0.25f, 2}}), {-1, 0, 0, 2});  // lambd 0.5, bias 0
+  g = unary_model("Shrink", 13, [](auto& n) {
+    attr_float(n, "lambd", 1.5f);
+    attr_float(n, "bias", 1.5f);
+  });
+  check_close(run_graph(g, {{-2, -1, 1, 2}}), {-0.5f, 0, 0, 0.5f});
+}
+
+TEST_CASE("Mod (ONNX's mixed-sign examples), BitShift, and the boolean ops evaluate on constants") {
+  OnnxBuilder b(13);
+  using onnx::TensorProto;
+  b.input("x", {6}).output("floored", TensorProto::INT32).output("truncated", TensorProto::INT32).output("real");
+  b.output("left", TensorProto::UINT8).output("right", TensorProto::UINT8).output("and", TensorProto::BOOL);
+  b.output("xor", TensorProto::BOOL).output("not", TensorProto::BOOL).output("nan", TensorProto::BOOL).output("y");
+  init_typed<int32_t>(b, "a", onnx::TensorProto::INT32, {6}, {-4, 7, 5, 4, -7, 8});
+  init_typed<int32_t>(b, "b", onnx::TensorProto::INT32, {6}, {2, -3, 8, -2, 3, 5});
+  b.node("Mod", {"a", "b"}, {"floored"});
+  attr_int(b.node("Mod", {"a", "b"}, {"truncated"}), "fmod", 1);
+  b.init("fa", {6}, {-4.3f, 7.2f, 5.0f, 4.3f, -7.2f, 8.0f});
+  b.init("fb", {6}, {2.1f, -3.4f, 8.0f, -2.1f, 3.4f, 5.0f});
+  attr_int(b.node("Mod", {"fa", "fb"}, {"real"}), "fmod", 1);
+  init_typed<uint8_t>(b, "bits", onnx::TensorProto::UINT8, {4}, {16, 4, 1, 255});
+  init_typed<uint8_t>(b, "shift", onnx::TensorProto::UINT8, {4}, {1, 2, 3, 9});
+  attr_string(b.node("BitShift", {"bits", "shift"}, {"left"}), "direction", "LEFT");
+  attr_string(b.node("BitShift", {"bits", "shift"}, {"right"}), "direction", "RIGHT");
+  init_typed<uint8_t>(b, "p", onnx::TensorProto::BOOL, {4}, {0, 0, 1, 1});
+  init_typed<uint8_t>(b, "q", onnx::TensorProto::BOOL, {4}, {0, 1, 0, 1});
+  b.node("And", {"p", "q"}, {"and"});
+  b.node("Xor", {"p", "q"}, {"xor"});
+  b.node("Not", {"p"}, {"not"});
+  b.init("special", {3}, {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 1.0f});
+  b.node("IsNaN", {"special"}, {"nan"});
+  b.node("Relu", {"x"}, {"y"});
+  Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"relu"});
+  CHECK(constant_values<int32_t>(g, "floored") == std::vector<int32_t>{0, -2, 5, 0, 2, 3});
+  CHECK(constant_values<int32_t>(g, "truncated") == std::vector<int32_t>{0, 1, 5, 0, -1, 3});
+  check_close(constant_values<float>(g, "real"), {-0.1f, 0.4f, 5.0f, 0.1f, -0.4f, 3.0f});
+  CHECK(constant_values<uint8_t>(g, "left") == std::vector<uint8_t>{32, 16, 8, 0});
+  CHECK(constant_values<uint8_t>(g, "right") == std::vector<uint8_t>{8, 1, 0, 0});
+  CHECK(constant_values<uint8_t>(g, "and") == std::vector<uint8_t>{0, 0, 0, 1});
+  CHECK(constant_values<uint8_t>(g, "xor") == std::vector<uint8_t>{0, 1, 1, 0});
+  CHECK(constant_values<uint8_t>(g, "not") == std::vector<uint8_t>{1, 1, 0, 0});
+  CHECK(constant_values<uint8_t>(g, "nan") == std::vector<uint8_t>{1, 0, 0});
+  CHECK(g.tensor("nan").dtype == DType::boolean);
+}
+
+TEST_CASE("CastLike casts to its second input's type; Pow of an integer base by a float exponent runs in float") {
+  OnnxBuilder b(15);
+  b.input("x", {3}).input("like", {1}, onnx::TensorProto::INT32).output("y", onnx::TensorProto::INT32);
+  b.node("CastLike", {"x", "like"}, {"y"});
+  Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"cast"});
+  CHECK(g.tensor("y").dtype == DType::i32);
+
+  OnnxBuilder p(15);
+  p.input("base", {3}, onnx::TensorProto::INT64).output("y", onnx::TensorProto::INT64);
+  p.init("e", {}, {0.5f});
+  p.node("Pow", {"base", "e"}, {"y"});
+  g = p.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"cast", "pow", "cast"});
+  CHECK(g.tensor("y").dtype == DType::i64);
+}
+
+TEST_CASE("comparisons and Where on run-time tensors become logic ops") {
+  OnnxBuilder b(16);
+  b.input("x", {2, 3}).input("t", {3}).output("ge").output("le").output("w");
+  b.node("GreaterOrEqual", {"x", "t"}, {"ge"});
+  b.node("LessOrEqual", {"x", "t"}, {"le"});
+  b.node("Where", {"ge", "x", "t"}, {"w"});
+  Graph g = b.import();
+  CHECK(ops_of(g) == std::vector<std::string>{"greater_or_equal", "less_or_equal", "where"});
+  CHECK(g.tensor("ge").dtype == DType::boolean);
+  CHECK(g.tensor("le").shape == Shape{2, 3});
+  check_close(run_graph(g, {{1, 2, 3, 4, 5, 6}, {3, 3, 3}}, 2), {3, 3, 3, 4, 5, 6});
 }
 
 }  // namespace

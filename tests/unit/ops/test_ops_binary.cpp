@@ -40,3 +40,18 @@ TEST_CASE("binary: add's act_min/act_max") {
   MT_CHECK_INFER_FAILS("attribute 'act_max' must be float, got int", "add", {tensor({2}), tensor({2})},
                        {{"act_max", int64_t{6}}});
 }
+
+TEST_CASE("binary: mod's fmod and bit_shift's direction and dtype") {
+  CHECK(infer_shape("mod", {tensor({2, 3}, DType::i32), tensor({3}, DType::i32)}) == Shape{2, 3});
+  CHECK(infer_shape("mod", {tensor({2}), tensor({2})}, {{"fmod", int64_t{1}}}) == Shape{2});
+  MT_CHECK_INFER_FAILS("attribute 'fmod' must be 1 for float32 operands", "mod", {tensor({2}), tensor({2})});
+  MT_CHECK_INFER_FAILS("attribute 'fmod' must be 0 or 1, got 2", "mod",
+                       {tensor({2}, DType::i64), tensor({2}, DType::i64)}, {{"fmod", int64_t{2}}});
+  const std::vector<std::optional<TensorInfo>> bytes = {tensor({2, 2}, DType::u8), tensor({2}, DType::u8)};
+  CHECK(infer_shape("bit_shift", bytes, {{"direction", std::string("left")}}) == Shape{2, 2});
+  CHECK(infer_shape("bit_shift", bytes, {{"direction", std::string("right")}}) == Shape{2, 2});
+  MT_CHECK_INFER_FAILS("attribute 'direction' must be \"left\" or \"right\", got \"up\"", "bit_shift", bytes,
+                       {{"direction", std::string("up")}});
+  MT_CHECK_INFER_FAILS("bit_shift takes uint8", "bit_shift", {tensor({2}, DType::i32), tensor({2}, DType::i32)},
+                       {{"direction", std::string("left")}});
+}
