@@ -23,10 +23,13 @@ const std::set<std::string, std::less<>> kAnyDtypeOps = {
     "cast",  "concat",  "expand",    "flatten", "gather",   "identity", "reshape",
     "slice", "split",   "squeeze",   "transpose", "unsqueeze"};
 const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "div", "max", "min", "neg", "abs"};
+// Ops with one int32 operand among float ones (their schemas say which): the recurrent ops' sequence_lens.
+const std::set<std::string, std::less<>> kInt32OperandOps = {"rnn", "gru", "lstm"};
 
 std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info) {
   if (info.dtype == DType::f32 || kAnyDtypeOps.count(node.op)) return std::nullopt;
   if ((info.dtype == DType::i64 || info.dtype == DType::i32) && kIntegerOps.count(node.op)) return std::nullopt;
+  if (info.dtype == DType::i32 && kInt32OperandOps.count(node.op)) return std::nullopt;
   // Quantized ops: int8 data, int32 bias (lib/ops/eval/quantized.cpp).
   if ((info.dtype == DType::i8 || info.dtype == DType::i32) && reference::has_int8_kernel(node.op)) return std::nullopt;
   if (node.op == "quantize" || node.op == "dequantize") return std::nullopt;
