@@ -3,6 +3,7 @@
 // of what mt does not run (non-default activations, clip, input_forget).
 #include <cmath>
 
+#include "lib/ops/registry.h"
 #include "tests/unit/import/onnx_test_util.h"
 
 namespace mt::test {
