@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Exports the models mt is tested and benchmarked with: torchvision networks (random weights, BatchNorm
 statistics re-estimated on image-like inputs) and small op_<what>_opset<N> graphs covering ops and opsets the
-torchvision models do not produce; and, as their own set (--set qdq), pre-quantized QDQ exports of torchvision's
+torchvision models do not produce; keyword spotters (nn.LSTM, nn.GRU) over MFCC-like frames
+(scripts/mt_models/speech.py); and, as their own set (--set qdq), pre-quantized QDQ exports of torchvision's
 quantizable models (scripts/mt_models/quantized.py), whose expected output is PyTorch's own int8 execution.
 
 For each model NAME it writes OUT/NAME/model.onnx, input.npy (float32, seeded), expected.npy (the PyTorch fp32
@@ -35,6 +36,7 @@ from mt_models.common import INPUT_NAME, OUTPUT_NAME, Spec  # noqa: E402
 from mt_models.families import family_specs  # noqa: E402
 from mt_models.op_models import op_specs  # noqa: E402
 from mt_models.quantized import quantized_specs  # noqa: E402
+from mt_models.speech import speech_specs  # noqa: E402
 from mt_models.vision import vision_specs  # noqa: E402
 
 FILES = ("model.onnx", "input.npy", "expected.npy", "info.json")
@@ -42,7 +44,7 @@ STAMP = "stamp"
 
 
 def catalogue():
-    specs = vision_specs() + family_specs() + quantized_specs() + op_specs()
+    specs = vision_specs() + family_specs() + quantized_specs() + op_specs() + speech_specs()
     names = [s.name for s in specs]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, f"duplicate model names: {sorted(duplicates)}"
@@ -155,8 +157,9 @@ def parse_args(specs):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--set", choices=("ci", "all", "qdq"), default="ci",
-                       help="ci: the small torchvision models and every op_* model (default); all: every float "
-                            "model; qdq: the pre-quantized (QDQ) exports of torchvision's quantizable models")
+                       help="ci: the small torchvision models, every op_* model and the keyword spotters (default); "
+                            "all: every float model; qdq: the pre-quantized (QDQ) exports of torchvision's "
+                            "quantizable models")
     which.add_argument("--only", metavar="NAME,...", help="export just these models (any of --list --set all/qdq)")
     parser.add_argument("--out", type=pathlib.Path, help="output directory (created if missing)")
     parser.add_argument("--force", action="store_true", help="re-export even the models that are up to date")

@@ -36,12 +36,15 @@ bool is_plain_integer(const TensorInfo& info) {
   return info.dtype == DType::i64 || info.dtype == DType::i32 || info.dtype == DType::u8 ||
          (info.dtype == DType::i8 && !info.quant.has_value());
 }
+// Ops with one int32 operand among float ones (their schemas say which): the recurrent ops' sequence_lens.
+const std::set<std::string, std::less<>> kInt32OperandOps = {"rnn", "gru", "lstm"};
 
 std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info) {
   if (info.dtype == DType::f32 || kAnyDtypeOps.count(node.op)) return std::nullopt;
   if ((info.dtype == DType::i64 || info.dtype == DType::i32) && kIntegerOps.count(node.op)) return std::nullopt;
   if (is_plain_integer(info) && kEveryIntegerOps.count(node.op)) return std::nullopt;
   if ((is_plain_integer(info) || info.dtype == DType::boolean) && kLogicOps.count(node.op)) return std::nullopt;
+  if (info.dtype == DType::i32 && kInt32OperandOps.count(node.op)) return std::nullopt;
   // Quantized ops: int8 data, int32 bias (lib/quant's scheme, lib/ops/eval/quantized.cpp).
   if ((info.dtype == DType::i8 || info.dtype == DType::i32) && reference::has_int8_kernel(node.op)) return std::nullopt;
   if (node.op == "quantize" || node.op == "dequantize") return std::nullopt;

@@ -22,6 +22,7 @@ EntryMap build_table() {
   add_quant_translators(table);
   add_integer_translators(table);
   add_control_translators(table);
+  add_recurrent_translators(table);
   g_building = nullptr;
   return entries;
 }

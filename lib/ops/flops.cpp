@@ -48,6 +48,15 @@ double matmul_flops(const Graph& graph, const Node& node) {
   return 2.0 * product(out, 0, out.size()) * k;
 }
 
+// rnn, gru, lstm: at each of T steps, each of B sequences multiplies its input by W [D, G*H, I]
+// and its hidden state by R [D, G*H, H] (steps past a sequence's length counted too).
+double recurrent_flops(const Graph& graph, const Node& node) {
+  const Shape& x = shape_of(graph, node.inputs.at(0));  // [T, B, I]
+  const Shape& w = shape_of(graph, node.inputs.at(1));
+  const Shape& r = shape_of(graph, node.inputs.at(2));
+  return 2.0 * product(x, 0, 2) * (product(w, 0, w.size()) + product(r, 0, r.size()));
+}
+
 std::optional<double> node_flops(const Graph& graph, const Node& node) {
   const OpInfo* info = find_op_info(node.op);
   if (info == nullptr || info->flops == nullptr) return std::nullopt;

@@ -20,5 +20,6 @@ double conv2d_flops(const Graph& graph, const Node& node);
 double conv_transpose2d_flops(const Graph& graph, const Node& node);
 double linear_flops(const Graph& graph, const Node& node);
 double matmul_flops(const Graph& graph, const Node& node);
+double recurrent_flops(const Graph& graph, const Node& node);
 
 }  // namespace mt

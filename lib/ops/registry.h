@@ -115,5 +115,6 @@ void register_pool_ops(OpRegistry& registry);
 void register_resize_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
 void register_quant_ops(OpRegistry& registry);
+void register_recurrent_ops(OpRegistry& registry);
 
 }  // namespace mt

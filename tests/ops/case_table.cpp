@@ -16,6 +16,7 @@ const CaseTable& case_table() {
     add_resize_cases(t);
     add_shape_cases(t);
     add_quant_cases(t);
+    add_recurrent_cases(t);
     add_int8_cases(t);
     return t;
   }();

@@ -75,6 +75,8 @@ MT_CPU_OP(expand)
 // quant.cpp
 MT_CPU_OP(quantize)
 MT_CPU_OP(dequantize)
+// recurrent.cpp: rnn, gru, lstm
+MT_CPU_OP(recurrent)
 
 #undef MT_CPU_OP
 

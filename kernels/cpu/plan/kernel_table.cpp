@@ -118,6 +118,10 @@ constexpr std::array kKernels{
     // quantization family
     OP("quantize", quantize),
     OP("dequantize", dequantize),
+    // recurrent family
+    OP("rnn", recurrent),
+    OP("gru", recurrent),
+    OP("lstm", recurrent),
 };
 
 // Nodes whose first input is int8 (lib/quant's scheme): ops_int8.h.

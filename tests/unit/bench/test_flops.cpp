@@ -7,15 +7,19 @@
 namespace mt::bench::test {
 namespace {
 
-// One node `op` over the given inputs (constants where a value is given), shapes inferred.
-Graph single_node(const std::string& op, const std::vector<std::pair<std::string, Shape>>& inputs, Attributes attrs = {}) {
+// One node `op` over the given inputs (constants where a value is given), shapes inferred; its
+// outputs are "out", then "out1", "out2", ... when it has several.
+Graph single_node(const std::string& op, const std::vector<std::pair<std::string, Shape>>& inputs,
+                  Attributes attrs = {}, int outputs = 1) {
   Graph graph;
   Node node{.name = "n", .op = op, .outputs = {"out"}, .attrs = std::move(attrs)};
+  for (int i = 1; i < outputs; ++i) node.outputs.push_back("out" + std::to_string(i));
   for (const auto& [name, shape] : inputs) {
-    graph.add_tensor(name == "x" ? TensorInfo{.name = name, .dtype = DType::f32, .shape = shape} : constant(name, shape, 1.0f));
+    graph.add_tensor(name == "x" ? TensorInfo{.name = name, .dtype = DType::f32, .shape = shape}
+                                 : constant(name, shape, 1.0f));
     node.inputs.push_back(name);
   }
-  graph.add_tensor({.name = "out", .dtype = DType::f32});
+  for (const auto& name : node.outputs) graph.add_tensor({.name = name, .dtype = DType::f32});
   graph.nodes.push_back(std::move(node));
   graph.inputs = {"x"};
   graph.outputs = {"out"};
@@ -54,6 +58,16 @@ TEST_CASE("linear and matmul: 2 * outputs * K") {
   CHECK(flops_of(single_node("linear", {{"x", {2, 7, 5}}, {"w", {3, 5}}})) == 2 * 42 * 5);
   CHECK(flops_of(single_node("matmul", {{"x", {2, 4, 5}}, {"w", {5, 6}}})) == 480);
   CHECK(flops_of(single_node("matmul", {{"x", {5}}, {"w", {5, 6}}})) == 60);  // 1-D A: [6] outputs
+}
+
+TEST_CASE("rnn, gru, lstm: 2 * T*B * (W + R elements)") {
+  // T 5, B 2, I 3, H 4, bidirectional lstm: W [2, 16, 3], R [2, 16, 4]; 2 * 10 * (96 + 128).
+  const Attributes bidirectional{{"hidden_size", int64_t{4}}, {"direction", std::string("bidirectional")}};
+  CHECK(flops_of(single_node("lstm", {{"x", {5, 2, 3}}, {"w", {2, 16, 3}}, {"r", {2, 16, 4}}}, bidirectional, 3)) ==
+        4480);
+  // gru, one direction: W [1, 12, 3], R [1, 12, 4]; 2 * 10 * (36 + 48).
+  CHECK(flops_of(single_node("gru", {{"x", {5, 2, 3}}, {"w", {1, 12, 3}}, {"r", {1, 12, 4}}},
+                             {{"hidden_size", int64_t{4}}}, 2)) == 1680);
 }
 
 TEST_CASE("ops without a count") {
