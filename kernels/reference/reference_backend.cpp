@@ -21,11 +21,17 @@ using reference::MutView;
 // dtype works; integer arithmetic exists for constant folding (see the op set).
 const std::set<std::string, std::less<>> kAnyDtypeOps = {
     "cast",  "concat",  "expand",    "flatten", "gather",   "identity", "reshape",
-    "slice", "split",   "squeeze",   "transpose", "unsqueeze"};
-const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "div", "max", "min", "neg", "abs"};
+    "slice", "split",   "squeeze",   "transpose", "unsqueeze",
+    // the index family (lib/ops/eval/index.cpp)
+    "trilu", "tile", "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "one_hot"};
+const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "div", "max",
+                                                        "min", "neg", "abs", "cumsum"};
+// Ops with float32 inputs and int64 index outputs.
+const std::set<std::string, std::less<>> kIndexOutputOps = {"argmax", "argmin", "top_k"};
 
-std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info) {
+std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info, bool output) {
   if (info.dtype == DType::f32 || kAnyDtypeOps.count(node.op)) return std::nullopt;
+  if (output && info.dtype == DType::i64 && kIndexOutputOps.count(node.op)) return std::nullopt;
   if ((info.dtype == DType::i64 || info.dtype == DType::i32) && kIntegerOps.count(node.op)) return std::nullopt;
   // Quantized ops: int8 data, int32 bias (lib/ops/eval/quantized.cpp).
   if ((info.dtype == DType::i8 || info.dtype == DType::i32) && reference::has_int8_kernel(node.op)) return std::nullopt;
@@ -200,7 +206,7 @@ class ReferenceBackend : public Backend {
         if (name.empty()) continue;
         const TensorInfo& info = graph.tensor(name);
         if (!info.layout.empty()) return fmt::format("tensor '{}' has layout {} (prepacked for another backend)", name, info.layout);
-        if (auto reason = check_dtype(node, info)) return reason;
+        if (auto reason = check_dtype(node, info, names == &node.outputs)) return reason;
       }
     return std::nullopt;
   }

@@ -58,6 +58,7 @@ void register_conv_kernels(KernelTable& table);
 void register_pool_kernels(KernelTable& table);
 void register_resize_kernels(KernelTable& table);
 void register_shape_kernels(KernelTable& table);
+void register_index_kernels(KernelTable& table);
 void register_quantized_kernels(KernelTable& table);
 void register_quantized_elementwise_kernels(KernelTable& table);
 void register_quantized_pool_kernels(KernelTable& table);
