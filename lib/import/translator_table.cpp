@@ -21,6 +21,7 @@ EntryMap build_table() {
   add_folding_translators(table);
   add_quant_translators(table);
   add_integer_translators(table);
+  add_index_translators(table);
   g_building = nullptr;
   return entries;
 }

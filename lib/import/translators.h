@@ -37,6 +37,7 @@ void add_resize_translators(TranslatorTable& table);
 void add_folding_translators(TranslatorTable& table);
 void add_quant_translators(TranslatorTable& table);
 void add_integer_translators(TranslatorTable& table);
+void add_index_translators(TranslatorTable& table);
 
 // Helpers shared by the rules.
 // Fails (unsupported) when any output after the first is consumed: mt has no equivalent.
