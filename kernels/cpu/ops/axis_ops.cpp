@@ -33,9 +33,14 @@ std::optional<std::string> check_float_input(const Graph& graph, const Node& nod
   return fmt::format("dtype {} not supported", dtype_name(dtype));
 }
 
-// Rows per chunk: about 16k elements of work each.
-size_t min_rows(const AxisView& view) {
-  return std::max<size_t>(1, 16384 / static_cast<size_t>(std::max<int64_t>(1, view.n * view.inner)));
+// Calls fn(first, rows) on chunks of the outer rows of `view` across the pool, about 16k
+// elements of work per chunk at least.
+template <typename Fn>
+void split_rows(pthreadpool_t pool, const AxisView& view, const Fn& fn) {
+  const size_t min_rows = std::max<size_t>(1, 16384 / static_cast<size_t>(std::max<int64_t>(1, view.n * view.inner)));
+  parallel_chunks(pool, static_cast<size_t>(view.outer), min_rows, [&](size_t begin, size_t end) {
+    fn(static_cast<int64_t>(begin), static_cast<int64_t>(end - begin));
+  });
 }
 
 }  // namespace
@@ -54,10 +59,8 @@ void plan_arg_extreme(NodeContext& c) {
   c.add_kernel({x, y}, [view, max, last](Pointers p, pthreadpool_t pool) {
     const auto* in = static_cast<const float*>(p[0]);
     auto* out = static_cast<int64_t*>(p[1]);
-    parallel_chunks(pool, static_cast<size_t>(view.outer), min_rows(view), [&](size_t begin, size_t end) {
-      const auto first = static_cast<int64_t>(begin);
-      arg_extreme(in + view.offset(first), out + first * view.inner, view, static_cast<int64_t>(end) - first, max,
-                  last);
+    split_rows(pool, view, [&](int64_t first, int64_t rows) {
+      arg_extreme(in + view.offset(first), out + first * view.inner, view, rows, max, last);
     });
   });
 }
@@ -72,9 +75,8 @@ void plan_hardmax(NodeContext& c) {
   c.add_kernel({x, y}, [view](Pointers p, pthreadpool_t pool) {
     const auto* in = static_cast<const float*>(p[0]);
     auto* out = static_cast<float*>(p[1]);
-    parallel_chunks(pool, static_cast<size_t>(view.outer), min_rows(view), [&](size_t begin, size_t end) {
-      const auto first = static_cast<int64_t>(begin);
-      hardmax(in + view.offset(first), out + view.offset(first), view, static_cast<int64_t>(end) - first);
+    split_rows(pool, view, [&](int64_t first, int64_t rows) {
+      hardmax(in + view.offset(first), out + view.offset(first), view, rows);
     });
   });
 }
@@ -95,10 +97,8 @@ void plan_cumsum(NodeContext& c) {
     c.add_kernel({x, y}, [view, exclusive, reverse](Pointers p, pthreadpool_t pool) {
       const auto* in = static_cast<const T*>(p[0]);
       auto* out = static_cast<T*>(p[1]);
-      parallel_chunks(pool, static_cast<size_t>(view.outer), min_rows(view), [&](size_t begin, size_t end) {
-        const auto first = static_cast<int64_t>(begin);
-        cumsum(in + view.offset(first), out + view.offset(first), view, static_cast<int64_t>(end) - first, exclusive,
-               reverse);
+      split_rows(pool, view, [&](int64_t first, int64_t rows) {
+        cumsum(in + view.offset(first), out + view.offset(first), view, rows, exclusive, reverse);
       });
     });
   };
@@ -123,10 +123,9 @@ void plan_top_k(NodeContext& c) {
     const auto* in = static_cast<const float*>(p[0]);
     auto* out = static_cast<float*>(p[1]);
     auto* index = static_cast<int64_t*>(p[2]);
-    parallel_chunks(pool, static_cast<size_t>(view.outer), min_rows(view), [&](size_t begin, size_t end) {
-      const auto first = static_cast<int64_t>(begin);
+    split_rows(pool, view, [&](int64_t first, int64_t rows) {
       const int64_t offset = first * k * view.inner;
-      top_k(in + view.offset(first), out + offset, index + offset, view, static_cast<int64_t>(end) - first, k, largest);
+      top_k(in + view.offset(first), out + offset, index + offset, view, rows, k, largest);
     });
   });
 }
@@ -143,9 +142,8 @@ void plan_lrn(NodeContext& c) {
   c.add_kernel({x, y}, [view, params](Pointers p, pthreadpool_t pool) {
     const auto* in = static_cast<const float*>(p[0]);
     auto* out = static_cast<float*>(p[1]);
-    parallel_chunks(pool, static_cast<size_t>(view.outer), min_rows(view), [&](size_t begin, size_t end) {
-      const auto first = static_cast<int64_t>(begin);
-      lrn(in + view.offset(first), out + view.offset(first), view, static_cast<int64_t>(end) - first, params);
+    split_rows(pool, view, [&](int64_t first, int64_t rows) {
+      lrn(in + view.offset(first), out + view.offset(first), view, rows, params);
     });
   });
 }
