@@ -8,7 +8,7 @@ exercise one path of the importer:
   relu.onnx            valid: y = relu(x), x static 1x3x4x4
   dynamic.onnx         valid but x is batch x 3 x 8 x 8 (needs --input-shape)
   two_inputs.onnx      valid, inputs 'image' and 'mask' with symbolic dimensions
-  unsupported.onnx     valid ONNX using ops mt lacks: TopK twice, RandomUniformLike once, plus a Relu
+  unsupported.onnx     valid ONNX using ops mt lacks: Unique twice, RandomUniformLike once, plus a Relu
   checker_fails.onnx   a node reads a tensor nothing defines (the ONNX checker rejects it)
   truncated.onnx       relu.onnx cut in half
   not_onnx.onnx        a text file
@@ -73,8 +73,8 @@ def main():
 
     k = numpy_helper.from_array(np.array([2], dtype=np.int64), "k")
     unsupported = model(
-        [helper.make_node("TopK", ["x", "k"], ["v1", "i1"], name="topk_a"),
-         helper.make_node("TopK", ["v1", "k"], ["v2", "i2"], name="topk_b"),
+        [helper.make_node("Unique", ["x"], ["v1"], name="unique_a"),
+         helper.make_node("Unique", ["v1"], ["v2"], name="unique_b"),
          helper.make_node("RandomUniformLike", ["v2"], ["m"], name="random_a"),
          helper.make_node("Relu", ["m"], ["y"], name="relu_a")],
         [tensor("x", [1, 8])], [tensor("y", [1, 2])], [k])

@@ -21,10 +21,13 @@ using reference::MutView;
 // dtype works, and so does where; integer arithmetic exists for integer graphs and constant
 // folding (see the op sets); comparisons and boolean ops take integers and bools (the logic
 // kernels refuse float16).
-const std::set<std::string, std::less<>> kAnyDtypeOps = {"cast",      "concat",    "expand", "flatten", "gather",
-                                                         "identity",  "reshape",   "slice",  "split",   "squeeze",
-                                                         "transpose", "unsqueeze", "where"};
-const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "div", "max", "min", "neg", "abs"};
+const std::set<std::string, std::less<>> kAnyDtypeOps = {
+    "cast",  "concat", "expand", "flatten", "gather", "identity", "reshape", "slice", "split", "squeeze", "transpose",
+    "unsqueeze", "where",
+    // the index family (lib/ops/eval/index.cpp)
+    "trilu", "tile", "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "one_hot"};
+const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "div", "max",
+                                                        "min", "neg", "abs", "cumsum"};
 // Integer arithmetic on every integer dtype (int8 only without quantization parameters).
 const std::set<std::string, std::less<>> kEveryIntegerOps = {"add", "sub", "mul", "div",       "max",
                                                              "min", "mod", "pow", "bit_shift", "clamp"};
@@ -38,9 +41,12 @@ bool is_plain_integer(const TensorInfo& info) {
 }
 // Ops with one int32 operand among float ones (their schemas say which): the recurrent ops' sequence_lens.
 const std::set<std::string, std::less<>> kInt32OperandOps = {"rnn", "gru", "lstm"};
+// Ops with float32 inputs and int64 index outputs.
+const std::set<std::string, std::less<>> kIndexOutputOps = {"argmax", "argmin", "top_k"};
 
-std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info) {
+std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info, bool output) {
   if (info.dtype == DType::f32 || kAnyDtypeOps.count(node.op)) return std::nullopt;
+  if (output && info.dtype == DType::i64 && kIndexOutputOps.count(node.op)) return std::nullopt;
   if ((info.dtype == DType::i64 || info.dtype == DType::i32) && kIntegerOps.count(node.op)) return std::nullopt;
   if (is_plain_integer(info) && kEveryIntegerOps.count(node.op)) return std::nullopt;
   if ((is_plain_integer(info) || info.dtype == DType::boolean) && kLogicOps.count(node.op)) return std::nullopt;
@@ -218,7 +224,7 @@ class ReferenceBackend : public Backend {
         if (name.empty()) continue;
         const TensorInfo& info = graph.tensor(name);
         if (!info.layout.empty()) return fmt::format("tensor '{}' has layout {} (prepacked for another backend)", name, info.layout);
-        if (auto reason = check_dtype(node, info)) return reason;
+        if (auto reason = check_dtype(node, info, names == &node.outputs)) return reason;
       }
     return std::nullopt;
   }

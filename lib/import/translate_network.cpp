@@ -1,5 +1,6 @@
 // Rules for matrix products, normalisation, softmax and reductions: Gemm, MatMul,
-// BatchNormalization, LayerNormalization, Softmax/LogSoftmax and ReduceMean/Sum/Max/Min.
+// BatchNormalization, LayerNormalization, LRN, Softmax/LogSoftmax/Hardmax, the Reduce* ops,
+// ArgMax/ArgMin, TopK and CumSum.
 #include "lib/import/translators.h"
 
 namespace mt::onnx_import {
@@ -150,6 +151,54 @@ void reduce(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) 
             node.output(0));
 }
 
+void lrn(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  if (!node.has_attr("size")) node.invalid("attribute 'size' is required");
+  ctx.emit1(node, "lrn", {ctx.input(node, 0)},
+            {{"size", node.attr_int("size", 1)},
+             {"alpha", node.attr_float("alpha", 1e-4)},
+             {"beta", node.attr_float("beta", 0.75)},
+             {"bias", node.attr_float("bias", 1.0)}},
+            node.output(0));
+}
+
+void arg_extreme(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {
+  ctx.emit1(node, mt_op, {ctx.input(node, 0)},
+            {{"axis", node.attr_int("axis", 0)},
+             {"keepdims", node.attr_int("keepdims", 1)},
+             {"select_last_index", node.attr_int("select_last_index", 0)}},
+            node.output(0));
+}
+
+// TopK: k an attribute before opset 10, a one-element operand from 10; both outputs always.
+void top_k(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  int64_t k = node.attr_int("k", -1);
+  if (node.opset() >= 10) {
+    const std::vector<int64_t> operand = ctx.const_ints(node, 1, "K");
+    if (operand.size() != 1) node.invalid("K must be one value, got {}", operand.size());
+    k = operand[0];
+  }
+  std::vector<std::string> outputs;
+  for (size_t i = 0; i < 2; ++i)
+    outputs.push_back(i < node.num_outputs() && !node.output(i).empty()
+                          ? node.output(i)
+                          : ctx.fresh_name(node.name() + (i == 0 ? "/values" : "/indices")));
+  ctx.emit(node, "top_k", {ctx.input(node, 0)},
+           {{"k", k},
+            {"axis", node.attr_int("axis", -1)},
+            {"largest", node.attr_int("largest", 1)},
+            {"sorted", node.attr_int("sorted", 1)}},
+           outputs);
+}
+
+// CumSum's axis is a tensor operand; mt needs it when planning.
+void cumsum(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  const std::vector<int64_t> axis = ctx.const_ints(node, 1, "axis");
+  if (axis.size() != 1) node.invalid("axis must be one value, got {}", axis.size());
+  ctx.emit1(node, "cumsum", {ctx.input(node, 0)},
+            {{"axis", axis[0]}, {"exclusive", node.attr_int("exclusive", 0)}, {"reverse", node.attr_int("reverse", 0)}},
+            node.output(0));
+}
+
 }  // namespace
 
 void add_network_translators(TranslatorTable& table) {
@@ -157,12 +206,23 @@ void add_network_translators(TranslatorTable& table) {
   table.add("MatMul", matmul);
   table.add("BatchNormalization", batch_norm);
   table.add("LayerNormalization", layer_norm);
+  table.add("LRN", lrn);
   table.add("Softmax", softmax, "softmax");
   table.add("LogSoftmax", softmax, "log_softmax");
   table.add("ReduceMean", reduce, "reduce_mean");
   table.add("ReduceSum", reduce, "reduce_sum");
   table.add("ReduceMax", reduce, "reduce_max");
   table.add("ReduceMin", reduce, "reduce_min");
+  table.add("ReduceL1", reduce, "reduce_l1");
+  table.add("ReduceL2", reduce, "reduce_l2");
+  table.add("ReduceSumSquare", reduce, "reduce_sum_square");
+  table.add("ReduceLogSum", reduce, "reduce_log_sum");
+  table.add("ReduceLogSumExp", reduce, "reduce_log_sum_exp");
+  table.add("Hardmax", softmax, "hardmax");
+  table.add("ArgMax", arg_extreme, "argmax");
+  table.add("ArgMin", arg_extreme, "argmin");
+  table.add("CumSum", cumsum);
+  table.add("TopK", top_k);
 }
 
 }  // namespace mt::onnx_import

@@ -23,6 +23,7 @@ EntryMap build_table() {
   add_integer_translators(table);
   add_control_translators(table);
   add_recurrent_translators(table);
+  add_index_translators(table);
   g_building = nullptr;
   return entries;
 }

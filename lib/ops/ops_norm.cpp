@@ -1,4 +1,4 @@
-// Op schemas of the norm family: batch_norm (inference form, per channel) and layer_norm.
+// Op schemas of the norm family: batch_norm (inference form, per channel), layer_norm and lrn.
 #include "lib/ops/infer_helpers.h"
 #include "lib/ops/registry.h"
 
@@ -34,6 +34,13 @@ std::vector<TensorType> infer_layer_norm(const InferContext& context) {
   return same_as_input0(context);
 }
 
+std::vector<TensorType> infer_lrn(const InferContext& context) {
+  require_rank(context, 0, 2);
+  if (context.attr_int("size") < 1)
+    context.fail("attribute 'size' must be at least 1, got {}", context.attr_int("size"));
+  return same_as_input0(context);
+}
+
 }  // namespace
 
 void register_norm_ops(OpRegistry& registry) {
@@ -51,6 +58,16 @@ void register_norm_ops(OpRegistry& registry) {
                         1,
                         {{"axis", AttrType::integer, Attribute{int64_t{-1}}}, {"epsilon", AttrType::real, Attribute{1e-5}}},
                         infer_layer_norm});
+  registry.add(OpSchema{"lrn",
+                        "x / (bias + alpha / size * sum of x^2 over 'size' neighbouring channels) ^ beta",
+                        {"X"},
+                        false,
+                        1,
+                        {{"size", AttrType::integer, std::nullopt},
+                         {"alpha", AttrType::real, Attribute{1e-4}},
+                         {"beta", AttrType::real, Attribute{0.75}},
+                         {"bias", AttrType::real, Attribute{1.0}}},
+                        infer_lrn});
 }
 
 }  // namespace mt

@@ -114,6 +114,7 @@ void register_conv_ops(OpRegistry& registry);
 void register_pool_ops(OpRegistry& registry);
 void register_resize_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
+void register_index_ops(OpRegistry& registry);
 void register_quant_ops(OpRegistry& registry);
 void register_recurrent_ops(OpRegistry& registry);
 

@@ -15,6 +15,7 @@ const CaseTable& case_table() {
     add_pool_cases(t);
     add_resize_cases(t);
     add_shape_cases(t);
+    add_index_cases(t);
     add_quant_cases(t);
     add_recurrent_cases(t);
     add_int8_cases(t);

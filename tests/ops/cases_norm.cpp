@@ -1,5 +1,5 @@
 // Cases of the norm family: batch_norm with constant statistics on 4-D and 2-D inputs; layer_norm
-// over the last axis or several, with and without scale and bias.
+// over the last axis or several, with and without scale and bias; lrn with odd and even windows.
 #include "tests/ops/op_cases.h"
 
 namespace mt::optest {
@@ -27,6 +27,11 @@ void add_norm_cases(CaseTable& t) {
                        .attrs = {{"axis", int64_t{-2}}, {"epsilon", 1e-6}}});
   t.add("layer_norm", {.name = "broadcast bias [1]", .inputs = {in({3, 4, 6}), weight({6}), weight({1})},
                        .attrs = {{"axis", int64_t{-1}}}});
+
+  t.add("lrn", {.name = "size 3, defaults", .inputs = {in({2, 7, 3, 4}, -3, 3)}, .attrs = {{"size", int64_t{3}}}});
+  t.add("lrn", {.name = "size 4 (asymmetric window), AlexNet's", .inputs = {in({1, 9, 5, 5}, -3, 3)},
+                .attrs = {{"size", int64_t{4}}, {"alpha", 1e-2}, {"beta", 0.5}, {"bias", 2.0}}});
+  t.add("lrn", {.name = "rank 3, window wider than the channels", .inputs = {in({2, 3, 6})}, .attrs = {{"size", int64_t{7}}, {"alpha", 0.5}}});
 }
 
 }  // namespace mt::optest

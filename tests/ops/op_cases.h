@@ -77,6 +77,7 @@ void add_conv_cases(CaseTable& table);
 void add_pool_cases(CaseTable& table);
 void add_resize_cases(CaseTable& table);
 void add_shape_cases(CaseTable& table);
+void add_index_cases(CaseTable& table);
 void add_quant_cases(CaseTable& table);
 void add_recurrent_cases(CaseTable& table);
 void add_int8_cases(CaseTable& table);  // int8 variants of compute ops (lib/quant's scheme)

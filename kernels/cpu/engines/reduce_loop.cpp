@@ -1,6 +1,7 @@
 #include "kernels/cpu/engines/reduce_loop.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "kernels/cpu/plan/parallel.h"
@@ -8,60 +9,66 @@
 namespace mt::cpu {
 namespace {
 
-float initial(ReduceKind kind) {
-  switch (kind) {
-    case ReduceKind::max: return -std::numeric_limits<float>::infinity();
-    case ReduceKind::min: return std::numeric_limits<float>::infinity();
+// How a kind combines its elements, and what it maps each element to first.
+enum class Combine { sum, max, min };
+enum class Map { none, abs, square, exp_shifted };
+
+float initial(Combine combine) {
+  switch (combine) {
+    case Combine::max: return -std::numeric_limits<float>::infinity();
+    case Combine::min: return std::numeric_limits<float>::infinity();
     default: return 0.0f;
   }
 }
 
-// Reduces n contiguous floats with eight partial results, which the compiler keeps in vector
-// registers (a single running sum would force sequential adds).
-template <ReduceKind kKind>
-float reduce_row(const float* x, int64_t n) {
-  float acc[8];
-  for (float& a : acc) a = initial(kKind);
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) {
-      if constexpr (kKind == ReduceKind::max) acc[j] = acc[j] < x[i + j] ? x[i + j] : acc[j];
-      else if constexpr (kKind == ReduceKind::min) acc[j] = x[i + j] < acc[j] ? x[i + j] : acc[j];
-      else acc[j] += x[i + j];
-    }
-  }
-  for (int j = 0; i < n; ++i, ++j) {
-    if constexpr (kKind == ReduceKind::max) acc[j] = acc[j] < x[i] ? x[i] : acc[j];
-    else if constexpr (kKind == ReduceKind::min) acc[j] = x[i] < acc[j] ? x[i] : acc[j];
-    else acc[j] += x[i];
-  }
-  float result = acc[0];
-  for (int j = 1; j < 8; ++j) {
-    if constexpr (kKind == ReduceKind::max) result = result < acc[j] ? acc[j] : result;
-    else if constexpr (kKind == ReduceKind::min) result = acc[j] < result ? acc[j] : result;
-    else result += acc[j];
-  }
-  return result;
+Combine combine_of(ReduceKind kind) {
+  if (kind == ReduceKind::max) return Combine::max;
+  if (kind == ReduceKind::min) return Combine::min;
+  return Combine::sum;
 }
 
-template <ReduceKind kKind>
+template <Map kMap>
+float mapped(float x, [[maybe_unused]] float shift) {
+  if constexpr (kMap == Map::abs) return std::fabs(x);
+  else if constexpr (kMap == Map::square) return x * x;
+  else if constexpr (kMap == Map::exp_shifted) return std::exp(x - shift);
+  else return x;
+}
+
+template <Combine kCombine>
 float combine(float a, float b) {
-  if constexpr (kKind == ReduceKind::max) return a < b ? b : a;
-  else if constexpr (kKind == ReduceKind::min) return b < a ? b : a;
+  if constexpr (kCombine == Combine::max) return a < b ? b : a;
+  else if constexpr (kCombine == Combine::min) return b < a ? b : a;
   else return a + b;
 }
 
-template <ReduceKind kKind>
+// Reduces n contiguous floats with eight partial results, which the compiler keeps in vector
+// registers (a single running sum would force sequential adds).
+template <Combine kCombine, Map kMap>
+float reduce_row(const float* x, int64_t n, float shift) {
+  float acc[8];
+  for (float& a : acc) a = initial(kCombine);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) acc[j] = combine<kCombine>(acc[j], mapped<kMap>(x[i + j], shift));
+  for (int j = 0; i < n; ++i, ++j) acc[j] = combine<kCombine>(acc[j], mapped<kMap>(x[i], shift));
+  float result = acc[0];
+  for (int j = 1; j < 8; ++j) result = combine<kCombine>(result, acc[j]);
+  return result;
+}
+
+template <Combine kCombine, Map kMap>
 void rows_kernel(const std::vector<LoopDim<2>>& outer, int64_t n, bool inner_reduced, const float* in, float* out,
-                 size_t begin, size_t end) {
+                 const float* shift, size_t begin, size_t end) {
   StridedWalk<2> walk(outer, begin);
   for (size_t row = begin; row < end; ++row, walk.next()) {
     const float* x = in + walk[0];
     float* y = out + walk[1];
+    const float* s = shift == nullptr ? nullptr : shift + walk[1];
     if (inner_reduced) {
-      *y = combine<kKind>(*y, reduce_row<kKind>(x, n));
+      *y = combine<kCombine>(*y, reduce_row<kCombine, kMap>(x, n, s == nullptr ? 0.0f : *s));
     } else {
-      for (int64_t i = 0; i < n; ++i) y[i] = combine<kKind>(y[i], x[i]);
+      for (int64_t i = 0; i < n; ++i) y[i] = combine<kCombine>(y[i], mapped<kMap>(x[i], s == nullptr ? 0.0f : s[i]));
     }
   }
 }
@@ -105,28 +112,68 @@ ReduceLoop::ReduceLoop(const Shape& physical, const std::vector<bool>& reduced, 
   outer_ = std::move(dims);
 }
 
-void ReduceLoop::run_rows(const float* in, float* out, size_t begin, size_t end) const {
-  switch (kind_) {
-    case ReduceKind::max: rows_kernel<ReduceKind::max>(outer_, inner_.size, inner_reduced_, in, out, begin, end); break;
-    case ReduceKind::min: rows_kernel<ReduceKind::min>(outer_, inner_.size, inner_reduced_, in, out, begin, end); break;
-    default: rows_kernel<ReduceKind::sum>(outer_, inner_.size, inner_reduced_, in, out, begin, end); break;
+void ReduceLoop::run_rows(ReduceKind kind, const float* in, float* out, const float* shift, size_t begin,
+                          size_t end) const {
+  const int64_t n = inner_.size;
+  switch (kind) {
+    case ReduceKind::max:
+      rows_kernel<Combine::max, Map::none>(outer_, n, inner_reduced_, in, out, shift, begin, end);
+      break;
+    case ReduceKind::min:
+      rows_kernel<Combine::min, Map::none>(outer_, n, inner_reduced_, in, out, shift, begin, end);
+      break;
+    case ReduceKind::l1:
+      rows_kernel<Combine::sum, Map::abs>(outer_, n, inner_reduced_, in, out, shift, begin, end);
+      break;
+    case ReduceKind::l2:
+    case ReduceKind::sum_square:
+      rows_kernel<Combine::sum, Map::square>(outer_, n, inner_reduced_, in, out, shift, begin, end);
+      break;
+    case ReduceKind::log_sum_exp:
+      rows_kernel<Combine::sum, Map::exp_shifted>(outer_, n, inner_reduced_, in, out, shift, begin, end);
+      break;
+    default: rows_kernel<Combine::sum, Map::none>(outer_, n, inner_reduced_, in, out, shift, begin, end); break;
   }
 }
 
-void ReduceLoop::run(const float* in, float* out, pthreadpool_t pool) const {
-  std::fill(out, out + out_count_, initial(kind_));
+void ReduceLoop::pass(ReduceKind kind, const float* in, float* out, const float* shift, pthreadpool_t pool) const {
+  std::fill(out, out + out_count_, initial(combine_of(kind)));
   if (rows_per_slice_ > 0) {
     const size_t slices = rows_ / rows_per_slice_;
     const size_t per = rows_per_slice_;
     const size_t work = per * static_cast<size_t>(inner_.size);
     parallel_chunks(pool, slices, std::max<size_t>(1, 16384 / std::max<size_t>(1, work)),
-                    [&](size_t begin, size_t end) { run_rows(in, out, begin * per, end * per); });
+                    [&](size_t begin, size_t end) { run_rows(kind, in, out, shift, begin * per, end * per); });
   } else {
-    run_rows(in, out, 0, rows_);
+    run_rows(kind, in, out, shift, 0, rows_);
   }
-  if (kind_ == ReduceKind::mean) {
-    const float scale = 1.0f / static_cast<float>(reduced_count_);
-    for (size_t i = 0; i < out_count_; ++i) out[i] *= scale;
+}
+
+void ReduceLoop::run(const float* in, float* out, float* scratch, pthreadpool_t pool) const {
+  // log_sum_exp: log(sum(exp(x - m))) + m with m each group's maximum (0 where it is not finite,
+  // so that all -inf gives -inf and +inf gives +inf), as the reference kernel computes it.
+  if (kind_ == ReduceKind::log_sum_exp) {
+    pass(ReduceKind::max, in, scratch, nullptr, pool);
+    for (size_t i = 0; i < out_count_; ++i)
+      if (!std::isfinite(scratch[i])) scratch[i] = 0.0f;
+  }
+  pass(kind_, in, out, kind_ == ReduceKind::log_sum_exp ? scratch : nullptr, pool);
+  switch (kind_) {
+    case ReduceKind::mean: {
+      const float scale = 1.0f / static_cast<float>(reduced_count_);
+      for (size_t i = 0; i < out_count_; ++i) out[i] *= scale;
+      break;
+    }
+    case ReduceKind::l2:
+      for (size_t i = 0; i < out_count_; ++i) out[i] = std::sqrt(out[i]);
+      break;
+    case ReduceKind::log_sum:
+      for (size_t i = 0; i < out_count_; ++i) out[i] = std::log(out[i]);
+      break;
+    case ReduceKind::log_sum_exp:
+      for (size_t i = 0; i < out_count_; ++i) out[i] = std::log(out[i]) + scratch[i];
+      break;
+    default: break;
   }
 }
 

@@ -1,6 +1,8 @@
-// Reductions (sum, mean, max, min) over any set of dims of a tensor in memory order, planned
-// once: dims merged into alternating kept/reduced runs, then either contiguous row reductions
-// (innermost dim reduced) or vector accumulation of rows (innermost dim kept).
+// Reductions (sum, mean, max, min, l1, l2, sum of squares, log of the sum, log-sum-exp) over any
+// set of dims of a tensor in memory order, planned once: dims merged into alternating
+// kept/reduced runs, then either contiguous row reductions (innermost dim reduced) or vector
+// accumulation of rows (innermost dim kept). Each kind is a sum, max or min of mapped elements
+// (|x|, x^2, exp(x - m)) with a final step (mean's scale, sqrt, log).
 #pragma once
 
 #include <pthreadpool.h>
@@ -13,7 +15,7 @@
 
 namespace mt::cpu {
 
-enum class ReduceKind { sum, mean, max, min };
+enum class ReduceKind { sum, mean, max, min, l1, l2, sum_square, log_sum, log_sum_exp };
 
 class ReduceLoop {
  public:
@@ -21,11 +23,16 @@ class ReduceLoop {
   // `physical`: the input's dims in memory order; `reduced[k]` marks the dims reduced away. The
   // output holds the kept dims in the same order.
   ReduceLoop(const Shape& physical, const std::vector<bool>& reduced, ReduceKind kind);
-  void run(const float* in, float* out, pthreadpool_t pool) const;
+  // Floats of scratch memory run() needs (log_sum_exp keeps each group's maximum there), or 0.
+  size_t scratch_floats() const { return kind_ == ReduceKind::log_sum_exp ? out_count_ : 0; }
+  void run(const float* in, float* out, float* scratch, pthreadpool_t pool) const;
 
  private:
   using Dim = LoopDim<2>;  // strides of in, out (0 for reduced dims)
-  void run_rows(const float* in, float* out, size_t begin, size_t end) const;
+  // One pass: out = combine over the reduced dims of map(in) (`kind` decides both), with the
+  // log_sum_exp shift read from `shift`, laid out as out.
+  void pass(ReduceKind kind, const float* in, float* out, const float* shift, pthreadpool_t pool) const;
+  void run_rows(ReduceKind kind, const float* in, float* out, const float* shift, size_t begin, size_t end) const;
 
   ReduceKind kind_ = ReduceKind::sum;
   std::vector<Dim> outer_;

@@ -43,7 +43,7 @@ MT_CPU_OP(compare)
 MT_CPU_OP(logical)
 MT_CPU_OP(classify)
 MT_CPU_OP(where)
-// reduce.cpp
+// reduce.cpp: every reduce_* op
 MT_CPU_OP(reduce)
 // softmax.cpp: softmax, log_softmax
 MT_CPU_OP(softmax)
@@ -72,6 +72,20 @@ MT_CPU_OP(split)
 MT_CPU_OP(slice)
 MT_CPU_OP(gather)
 MT_CPU_OP(expand)
+// axis_ops.cpp: argmax and argmin (arg_extreme), hardmax, cumsum, top_k, lrn
+MT_CPU_OP(arg_extreme)
+MT_CPU_OP(hardmax)
+MT_CPU_OP(cumsum)
+MT_CPU_OP(top_k)
+MT_CPU_OP(lrn)
+// index.cpp: the index family
+MT_CPU_OP(trilu)
+MT_CPU_OP(tile)
+MT_CPU_OP(gather_elements)
+MT_CPU_OP(gather_nd)
+MT_CPU_OP(scatter_elements)
+MT_CPU_OP(scatter_nd)
+MT_CPU_OP(one_hot)
 // quant.cpp
 MT_CPU_OP(quantize)
 MT_CPU_OP(dequantize)

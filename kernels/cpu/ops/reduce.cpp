@@ -1,5 +1,6 @@
-// reduce_mean / reduce_sum / reduce_max / reduce_min over any axes, in the input's layout: the
-// output keeps the input's memory order with the reduced dims dropped (or left as size 1).
+// The reduce_* ops (mean, sum, max, min, l1, l2, sum_square, log_sum, log_sum_exp) over any
+// axes, in the input's layout: the output keeps the input's memory order with the reduced dims
+// dropped (or left as size 1).
 #include <algorithm>
 
 #include "kernels/cpu/plan/op_util.h"
@@ -13,6 +14,11 @@ ReduceKind kind_of(const std::string& op) {
   if (op == "reduce_sum") return ReduceKind::sum;
   if (op == "reduce_max") return ReduceKind::max;
   if (op == "reduce_min") return ReduceKind::min;
+  if (op == "reduce_l1") return ReduceKind::l1;
+  if (op == "reduce_l2") return ReduceKind::l2;
+  if (op == "reduce_sum_square") return ReduceKind::sum_square;
+  if (op == "reduce_log_sum") return ReduceKind::log_sum;
+  if (op == "reduce_log_sum_exp") return ReduceKind::log_sum_exp;
   return ReduceKind::mean;
 }
 
@@ -40,8 +46,11 @@ void plan_reduction(NodeContext& c, const std::vector<int>& axes, bool keepdims,
   }
   const Value y = c.output(0, out_layout);
   const ReduceLoop loop(x.physical(), reduced, kind);
-  c.add_kernel({x, y}, [loop](Pointers p, pthreadpool_t pool) {
-    loop.run(static_cast<const float*>(p[0]), static_cast<float*>(p[1]), pool);
+  std::vector<Value> values{x, y};
+  if (loop.scratch_floats() > 0) values.push_back(c.scratch(loop.scratch_floats() * sizeof(float)));
+  c.add_kernel(values, [loop](Pointers p, pthreadpool_t pool) {
+    loop.run(static_cast<const float*>(p[0]), static_cast<float*>(p[1]),
+             loop.scratch_floats() > 0 ? static_cast<float*>(p[2]) : nullptr, pool);
   });
 }
 

@@ -46,6 +46,7 @@ KernelMap build_table() {
   register_resize_kernels(table);
   register_shape_kernels(table);
   register_recurrent_kernels(table);
+  register_index_kernels(table);
   register_quantized_kernels(table);
   register_quantized_elementwise_kernels(table);
   register_quantized_pool_kernels(table);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <vector>
 
+#include "lib/ops/axis_loops.h"
 #include "lib/ops/broadcast.h"
 #include "lib/ops/eval/kernel_util.h"
 #include "lib/ops/eval/reference.h"
@@ -78,11 +79,21 @@ void layer_norm(const Node& node, std::span<const ConstView> inputs, std::span<c
   }
 }
 
+// Across the channels (axis 1): lib/ops/axis_loops.h, which the cpu backend runs too.
+void lrn_kernel(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  require_dtype(node, *inputs[0].info, DType::f32);
+  const AxisView view = axis_view(inputs[0].info->shape, 1);
+  const LrnParams params{attr_int(node, "size"), attr_float(node, "alpha"), attr_float(node, "beta"),
+                         attr_float(node, "bias")};
+  lrn(inputs[0].as<float>(), outputs[0].as<float>(), view, view.outer, params);
+}
+
 }  // namespace
 
 void register_norm_kernels(KernelTable& table) {
   table.add("batch_norm", batch_norm);
   table.add("layer_norm", layer_norm);
+  table.add("lrn", lrn_kernel);
 }
 
 }  // namespace mt::reference

@@ -1,8 +1,10 @@
-// Reference kernels of the reduce family, float32, accumulating in double.
+// Reference kernels of the reduce family, float32, accumulating in double. The axis loops
+// (argmax/argmin, hardmax, cumsum, top_k) are lib/ops/axis_loops.h, which the cpu backend runs too.
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "lib/ops/axis_loops.h"
 #include "lib/ops/eval/kernel_util.h"
 #include "lib/ops/eval/reference.h"
 #include "lib/ops/registry.h"
@@ -10,7 +12,9 @@
 namespace mt::reference {
 namespace {
 
-enum class Reduction { mean, sum, max, min };
+enum class Reduction { mean, sum, max, min, l1, l2, sum_square, log_sum, log_sum_exp };
+
+constexpr bool is_extreme(Reduction r) { return r == Reduction::max || r == Reduction::min; }
 
 template <Reduction R>
 void reduce_kernel(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
@@ -39,11 +43,26 @@ void reduce_kernel(const Node& node, std::span<const ConstView> inputs, std::spa
   std::vector<double> acc(static_cast<size_t>(out_count), initial);
   const float* x = inputs[0].as<float>();
   const std::array<std::vector<int64_t>, 1> strides{out_strides};
+  // log_sum_exp sums exp(x - m) with m the maximum of its group (finite, else 0), then adds m
+  // back: the same value as log(sum(exp(x))) without overflowing exp.
+  std::vector<double> shift(R == Reduction::log_sum_exp ? static_cast<size_t>(out_count) : 0,
+                            -std::numeric_limits<double>::infinity());
+  if constexpr (R == Reduction::log_sum_exp) {
+    for_each_broadcast(in_shape, strides, [&](int64_t i, const std::array<int64_t, 1>& o) {
+      double& m = shift[static_cast<size_t>(o[0])];
+      m = std::max(m, static_cast<double>(x[i]));
+    });
+    for (double& m : shift)
+      if (!std::isfinite(m)) m = 0;
+  }
   for_each_broadcast(in_shape, strides, [&](int64_t i, const std::array<int64_t, 1>& o) {
     const double v = x[i];
     double& a = acc[static_cast<size_t>(o[0])];
-    if constexpr (R == Reduction::mean || R == Reduction::sum) {
-      a += v;
+    if constexpr (!is_extreme(R)) {
+      if constexpr (R == Reduction::l1) a += std::fabs(v);
+      else if constexpr (R == Reduction::l2 || R == Reduction::sum_square) a += v * v;
+      else if constexpr (R == Reduction::log_sum_exp) a += std::exp(v - shift[static_cast<size_t>(o[0])]);
+      else a += v;
     } else if (std::isnan(v) || std::isnan(a)) {
       a = std::numeric_limits<double>::quiet_NaN();  // NaN wins, as in torch.amax
     } else {
@@ -55,7 +74,12 @@ void reduce_kernel(const Node& node, std::span<const ConstView> inputs, std::spa
   float* y = outputs[0].as<float>();
   for (int64_t i = 0; i < out_count; ++i) {
     const double a = acc[static_cast<size_t>(i)];
-    y[i] = static_cast<float>(R == Reduction::mean ? a / count : a);
+    double result = a;
+    if (R == Reduction::mean) result = a / count;
+    if (R == Reduction::l2) result = std::sqrt(a);
+    if (R == Reduction::log_sum) result = std::log(a);
+    if (R == Reduction::log_sum_exp) result = std::log(a) + shift[static_cast<size_t>(i)];
+    y[i] = static_cast<float>(result);
   }
 }
 
@@ -89,6 +113,52 @@ void softmax_kernel(const Node& node, std::span<const ConstView> inputs, std::sp
   }
 }
 
+// The node's 'axis' normalised, and input 0 viewed along it.
+AxisView node_axis_view(const Node& node, const Shape& shape) {
+  int64_t axis = attr_int(node, "axis");
+  if (axis < 0) axis += static_cast<int64_t>(shape.size());
+  return axis_view(shape, static_cast<size_t>(axis));
+}
+
+template <bool Max>
+void arg_extreme_kernel(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  require_dtype(node, *inputs[0].info, DType::f32);
+  const AxisView view = node_axis_view(node, inputs[0].info->shape);
+  arg_extreme(inputs[0].as<float>(), outputs[0].as<int64_t>(), view, view.outer, Max,
+              attr_int(node, "select_last_index") != 0);
+}
+
+void hardmax_kernel(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  require_dtype(node, *inputs[0].info, DType::f32);
+  const AxisView view = node_axis_view(node, inputs[0].info->shape);
+  hardmax(inputs[0].as<float>(), outputs[0].as<float>(), view, view.outer);
+}
+
+void top_k_kernel(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  require_dtype(node, *inputs[0].info, DType::f32);
+  const AxisView view = node_axis_view(node, inputs[0].info->shape);
+  top_k(inputs[0].as<float>(), outputs[0].as<float>(), outputs[1].as<int64_t>(), view, view.outer, attr_int(node, "k"),
+        attr_int(node, "largest") != 0);
+}
+
+void cumsum_kernel(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  const AxisView view = node_axis_view(node, inputs[0].info->shape);
+  const bool exclusive = attr_int(node, "exclusive") != 0;
+  const bool reverse = attr_int(node, "reverse") != 0;
+  switch (inputs[0].info->dtype) {
+    case DType::f32: cumsum(inputs[0].as<float>(), outputs[0].as<float>(), view, view.outer, exclusive, reverse); break;
+    case DType::i32:
+      cumsum(inputs[0].as<int32_t>(), outputs[0].as<int32_t>(), view, view.outer, exclusive, reverse);
+      break;
+    case DType::i64:
+      cumsum(inputs[0].as<int64_t>(), outputs[0].as<int64_t>(), view, view.outer, exclusive, reverse);
+      break;
+    default:
+      unsupported("node '{}' (cumsum): the reference kernel supports float32, int32 and int64, not {}", node.name,
+                  dtype_name(inputs[0].info->dtype));
+  }
+}
+
 }  // namespace
 
 void register_reduce_kernels(KernelTable& table) {
@@ -98,6 +168,16 @@ void register_reduce_kernels(KernelTable& table) {
   table.add("reduce_min", reduce_kernel<Reduction::min>);
   table.add("softmax", softmax_kernel<false>);
   table.add("log_softmax", softmax_kernel<true>);
+  table.add("reduce_l1", reduce_kernel<Reduction::l1>);
+  table.add("reduce_l2", reduce_kernel<Reduction::l2>);
+  table.add("reduce_sum_square", reduce_kernel<Reduction::sum_square>);
+  table.add("reduce_log_sum", reduce_kernel<Reduction::log_sum>);
+  table.add("reduce_log_sum_exp", reduce_kernel<Reduction::log_sum_exp>);
+  table.add("hardmax", hardmax_kernel);
+  table.add("argmax", arg_extreme_kernel<true>);
+  table.add("argmin", arg_extreme_kernel<false>);
+  table.add("cumsum", cumsum_kernel);
+  table.add("top_k", top_k_kernel);
 }
 
 }  // namespace mt::reference

@@ -60,6 +60,7 @@ void register_pool_kernels(KernelTable& table);
 void register_resize_kernels(KernelTable& table);
 void register_shape_kernels(KernelTable& table);
 void register_recurrent_kernels(KernelTable& table);
+void register_index_kernels(KernelTable& table);
 void register_quantized_kernels(KernelTable& table);
 void register_quantized_elementwise_kernels(KernelTable& table);
 void register_quantized_pool_kernels(KernelTable& table);

@@ -161,8 +161,8 @@ TEST_CASE("unsupported op types: one error listing every type with its node coun
   OnnxBuilder b;
   b.input("x", {"n", 8}).output("y");
   b.init_i64("k", {1}, {2});
-  b.node("TopK", {"x", "k"}, {"v1", "i1"}, "top_a");
-  b.node("TopK", {"v1", "k"}, {"v2", "i2"}, "top_b");
+  b.node("Unique", {"x"}, {"v1"}, "uniq_a");
+  b.node("Unique", {"v1"}, {"v2"}, "uniq_b");
   b.node("Relu", {"v2"}, {"r"}, "relu");
   b.node("RandomUniformLike", {"r"}, {"y"});
   auto& custom = b.node("FusedThing", {"x"}, {"unused"}, "custom");
@@ -174,7 +174,7 @@ TEST_CASE("unsupported op types: one error listing every type with its node coun
   Error e = import_error(b);
   CHECK(e.code() == ExitCode::unsupported);
   CHECK(
-      std::string(e.what()).ends_with(": unsupported ONNX ops: RandomUniformLike (1 node: RandomUniformLike_3), TopK (2 nodes: top_a, top_b), "
+      std::string(e.what()).ends_with(": unsupported ONNX ops: RandomUniformLike (1 node: RandomUniformLike_3), Unique (2 nodes: uniq_a, uniq_b), "
                                       "com.example.FusedThing (1 node: custom)"));
 }
 
