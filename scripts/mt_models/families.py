@@ -1,5 +1,5 @@
-"""Model families beyond the torchvision classifiers (issue #15): a vision transformer and a YOLO-style
-detection head, built in PyTorch with seeded random weights and exported with torch.onnx.export. Each is
+"""Model families beyond the torchvision classifiers (issue #15): a vision transformer, a YOLO-style
+detection head and the sub-pixel super-resolution network of ONNX's export tutorial, built in PyTorch with seeded random weights and exported with torch.onnx.export. Each is
 checked like every other test model: mt-convert, then mt-run against PyTorch's output."""
 import torch
 import torch.nn as nn
@@ -60,6 +60,32 @@ def _yolo_head(seed: int) -> Built:
     return export_torch(YoloStyle(), x, OPSET, reference="PyTorch fp32 eval() (random weights)")
 
 
+class SuperResolution(nn.Module):
+    """The network of ONNX's classic super-resolution export tutorial (Shi et al.'s ESPCN): three
+    convolutions and a sub-pixel PixelShuffle (DepthToSpace) upscaling by 3."""
+
+    def __init__(self, upscale: int = 3):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 64, 5, padding=2)
+        self.conv2 = nn.Conv2d(64, 64, 3, padding=1)
+        self.conv3 = nn.Conv2d(64, 32, 3, padding=1)
+        self.conv4 = nn.Conv2d(32, upscale ** 2, 3, padding=1)
+        self.shuffle = nn.PixelShuffle(upscale)
+
+    def forward(self, x):
+        x = torch.relu(self.conv1(x))
+        x = torch.relu(self.conv2(x))
+        x = torch.relu(self.conv3(x))
+        return self.shuffle(self.conv4(x))
+
+
+def _super_resolution(seed: int) -> Built:
+    torch.manual_seed(seed)
+    # The tutorial's 224x224 luminance input, here 64x48 to keep the reference backend quick.
+    x = smooth_images(1, 64, seed + 1)[:, :1, :, :48]
+    return export_torch(SuperResolution(), x, OPSET, reference="PyTorch fp32 eval() (random weights)")
+
+
 def family_specs():
     return [
         Spec(name="vit_tiny", opset=OPSET, in_ci=True, build=_vit_tiny,
@@ -68,4 +94,7 @@ def family_specs():
         Spec(name="yolo_head", opset=OPSET, in_ci=True, build=_yolo_head,
              description="a SiLU backbone and a YOLO-style head (Reshape, Transpose, Split, Sigmoid, Concat) at "
                          "strides 4 and 8, random weights"),
+        Spec(name="super_resolution", opset=OPSET, in_ci=True, build=_super_resolution,
+             description="ONNX's super-resolution tutorial network (ESPCN: 3 convs and PixelShuffle, i.e. "
+                         "DepthToSpace, by 3), random weights"),
     ]

@@ -259,6 +259,27 @@ def _helper_if_constant(seed):
                  "numpy: the then-branch (Relu(x * scale))")
 
 
+def _helper_if_runtime(seed):
+    """An If whose condition is computed at run time (ReduceMax(x) > 0.5): both branches are imported and
+    where() selects, so the output must be the then-branch's (Relu(x) * 2) and not the else-branch's (-x)."""
+    shape = (1, 4, 5, 6)
+    x = normal_input(shape, seed + 1)
+    h, T = onnx.helper, onnx.TensorProto
+    then_branch = h.make_graph(
+        [h.make_node("Relu", [INPUT_NAME], ["positive"]), h.make_node("Add", ["positive", "positive"], ["then_out"])],
+        "then", [], [h.make_tensor_value_info("then_out", T.FLOAT, list(shape))])
+    else_branch = h.make_graph([h.make_node("Neg", [INPUT_NAME], ["else_out"])], "else", [],
+                               [h.make_tensor_value_info("else_out", T.FLOAT, list(shape))])
+    nodes = [
+        h.make_node("ReduceMax", [INPUT_NAME], ["peak"], keepdims=0),
+        h.make_node("Greater", ["peak", "half"], ["is_high"]),
+        h.make_node("If", ["is_high"], [OUTPUT_NAME], then_branch=then_branch, else_branch=else_branch),
+    ]
+    model = helper_model(nodes, [h.make_tensor("half", T.FLOAT, [], [0.5])], shape, shape, 13, "op_if_runtime")
+    expected = 2.0 * np.maximum(x, 0.0) if x.max() > 0.5 else -x
+    return Built(model, x, expected.astype(np.float32), "onnx.helper", "numpy: the branch the condition picks")
+
+
 def op_specs():
     small = (1, 3, 5, 6)
     specs = []
@@ -289,6 +310,9 @@ def op_specs():
     specs += [Spec(name="op_if_constant_opset13", opset=13, in_ci=True,
                    description="onnx.helper If on a condition constant after shape folding (branch inlined)",
                    build=_helper_if_constant)]
+    specs += [Spec(name="op_if_runtime_opset13", opset=13, in_ci=True,
+                   description="onnx.helper If on a condition computed at run time (both branches, where)",
+                   build=_helper_if_runtime)]
     specs += _torch("transpose_rank5", (13,), lambda: Fn(_transpose_rank5))
     specs += _torch("layernorm", (13, 17), LayerNorms,
                     note="LayerNorm over the last axis and the last two (decomposed before opset 17)")
