@@ -7,19 +7,13 @@
 
 #include "kernels/cpu/engines/conv_gemm.h"
 #include "kernels/cpu/engines/gemm.h"
+#include "kernels/cpu/engines/runtime_conv_geometry.h"
 #include "kernels/cpu/plan/op_util.h"
 
 namespace mt::cpu {
 namespace {
 
-struct Geometry {
-  size_t n, h, w, c, m, out_h, out_w, groups;
-  int64_t kh, kw, sh, sw, dh, dw, pt, pl;
-  float low, high;
-  size_t group_in() const { return c / groups; }
-  size_t group_out() const { return m / groups; }
-  size_t depth() const { return static_cast<size_t>(kh * kw) * group_in(); }  // im2col row length
-};
+using Geometry = RuntimeConvGeometry;
 
 // One output row (n, oh) of group g: im2col into `columns`, gemm into the NHWC output.
 void conv_row(const Geometry& g, const float* x, const float* packed, const float* bias, float* y, size_t row,
@@ -56,18 +50,7 @@ void conv_row(const Geometry& g, const float* x, const float* packed, const floa
 }  // namespace
 
 void plan_conv2d_runtime_weights(NodeContext& c) {
-  const Node& node = c.node();
-  const Shape& xs = c.input_info(0).shape;
-  const Shape& ws = c.input_info(1).shape;
-  const Shape& ys = c.output_info(0).shape;
-  const auto& strides = attr_ints(node, "strides");
-  const auto& pads = attr_ints(node, "pads");
-  const auto& dilations = attr_ints(node, "dilations");
-  const Geometry g{static_cast<size_t>(xs[0]), static_cast<size_t>(xs[2]), static_cast<size_t>(xs[3]),
-                   static_cast<size_t>(xs[1]), static_cast<size_t>(ws[0]), static_cast<size_t>(ys[2]),
-                   static_cast<size_t>(ys[3]), static_cast<size_t>(attr_int(node, "group")), ws[2], ws[3],
-                   strides[0], strides[1], dilations[0], dilations[1], pads[0], pads[1],
-                   attr_f32(node, "act_min"), attr_f32(node, "act_max")};
+  const Geometry g = runtime_conv_geometry(c);
   const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
   std::vector<Value> values{c.input(0, nhwc_layout()), c.input(1, identity_layout(4))};
   const bool has_bias = c.has_input(2);

@@ -6,19 +6,14 @@
 #include <algorithm>
 
 #include "kernels/cpu/engines/conv_transpose_direct.h"
+#include "kernels/cpu/engines/runtime_conv_geometry.h"
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/plan/parallel.h"
 
 namespace mt::cpu {
 namespace {
 
-struct Geometry {
-  size_t n, h, w, c, m, out_h, out_w, groups;
-  int64_t kh, kw, sh, sw, dh, dw, pt, pl;
-  float low, high;
-  size_t group_in() const { return c / groups; }
-  size_t group_out() const { return m / groups; }
-};
+using Geometry = RuntimeConvGeometry;
 
 // The input index that tap k of output index o reads along one axis, or -1.
 int64_t source(int64_t o, int64_t k, int64_t stride, int64_t dilation, int64_t pad, size_t size) {
@@ -62,18 +57,7 @@ void output_row(const Geometry& g, const float* x, const float* packed, const fl
 }  // namespace
 
 void plan_conv_transpose2d_runtime_weights(NodeContext& c) {
-  const Node& node = c.node();
-  const Shape& xs = c.input_info(0).shape;
-  const Shape& ws = c.input_info(1).shape;  // C, M/g, kH, kW
-  const Shape& ys = c.output_info(0).shape;
-  const auto& strides = attr_ints(node, "strides");
-  const auto& pads = attr_ints(node, "pads");
-  const auto& dilations = attr_ints(node, "dilations");
-  const Geometry g{static_cast<size_t>(xs[0]), static_cast<size_t>(xs[2]), static_cast<size_t>(xs[3]),
-                   static_cast<size_t>(xs[1]), static_cast<size_t>(ys[1]), static_cast<size_t>(ys[2]),
-                   static_cast<size_t>(ys[3]), static_cast<size_t>(attr_int(node, "group")), ws[2], ws[3],
-                   strides[0], strides[1], dilations[0], dilations[1], pads[0], pads[1],
-                   attr_f32(node, "act_min"), attr_f32(node, "act_max")};
+  const Geometry g = runtime_conv_geometry(c);
   std::vector<Value> values{c.input(0, nhwc_layout()), c.input(1, identity_layout(4))};
   const bool has_bias = c.has_input(2);
   if (has_bias) values.push_back(c.input(2, identity_layout(1)));

@@ -155,27 +155,27 @@ void NodeContext::alias_output(size_t i, const Tensor& source) {
   builder_.define(node_.outputs.at(i), tensor);
 }
 
-int NodeContext::prepacked_weights(size_t i) {
+VulkanStorage NodeContext::prepacked_storage(size_t i) const {
   const TensorInfo& info = input_info(i);
   const std::optional<VulkanStorage> storage = parse_vulkan_layout(info.layout);
   if (!storage) fail(ExitCode::failure, "vulkan: tensor '{}' has layout '{}', not a vulkan one", info.name, info.layout);
   if (storage->fp16 != builder_.fp16)
     invalid_input("vulkan: tensor '{}' is stored in {} (layout '{}') but the model is planned in {}", info.name,
                   storage->fp16 ? "fp16" : "fp32", info.layout, builder_.fp16 ? "fp16" : "fp32");
-  const auto bytes = info.data.bytes();
+  return *storage;
+}
+
+int NodeContext::prepacked_weights(size_t i) {
+  prepacked_storage(i);
+  const auto bytes = input_info(i).data.bytes();
   return builder_.new_buffer(Region::weights, bytes.size(), std::vector<std::byte>(bytes.begin(), bytes.end()));
 }
 
 std::vector<float> NodeContext::prepacked_values(size_t i) const {
-  const TensorInfo& info = input_info(i);
-  const std::optional<VulkanStorage> storage = parse_vulkan_layout(info.layout);
-  if (!storage) fail(ExitCode::failure, "vulkan: tensor '{}' has layout '{}', not a vulkan one", info.name, info.layout);
-  if (storage->fp16 != builder_.fp16)
-    invalid_input("vulkan: tensor '{}' is stored in {} (layout '{}') but the model is planned in {}", info.name,
-                  storage->fp16 ? "fp16" : "fp32", info.layout, builder_.fp16 ? "fp16" : "fp32");
-  const auto bytes = info.data.bytes();
-  std::vector<float> values(bytes.size() / (storage->fp16 ? 2 : 4));
-  if (!storage->fp16) {
+  const VulkanStorage storage = prepacked_storage(i);
+  const auto bytes = input_info(i).data.bytes();
+  std::vector<float> values(bytes.size() / (storage.fp16 ? 2 : 4));
+  if (!storage.fp16) {
     std::memcpy(values.data(), bytes.data(), values.size() * 4);
     return values;
   }

@@ -15,6 +15,7 @@
 #include "kernels/vulkan/runtime/context.h"
 #include "kernels/vulkan/plan/packed_layout.h"
 #include "lib/ir/graph.h"
+#include "lib/ir/stored_layout.h"
 
 namespace mt::vulkan {
 
@@ -148,6 +149,9 @@ class NodeContext {
   static Binding write(int buffer) { return {buffer, true}; }
 
  private:
+  // A prepacked input's stored layout; throws unless it is a vulkan layout in the plan's precision.
+  VulkanStorage prepacked_storage(size_t i) const;
+
   PlanBuilder& builder_;
   size_t index_;
   const Node& node_;
