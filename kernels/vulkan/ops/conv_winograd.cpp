@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "kernels/vulkan/ops/conv_grid.h"
 #include "kernels/vulkan/ops/ops.h"
 #include "kernels/vulkan/plan/weight_layout.h"
 #include "lib/ops/conv_geometry.h"
@@ -12,9 +13,6 @@ namespace {
 
 constexpr int64_t kWinogradMinChannels = 16;
 constexpr uint32_t kTile = 4;  // tiles per invocation of winograd_gemm
-
-uint32_t u32(int64_t value) { return static_cast<uint32_t>(value); }
-uint32_t ceil_div(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
 }  // namespace
 
@@ -53,16 +51,10 @@ void plan_conv2d_winograd(NodeContext& ctx) {
                    .i(window.pad_begin[1]),
                {ceil_div(tiles, 64), u32(n * in_blocks), 1});
 
-  const int64_t blocks_per_invocation = out_blocks > 1 ? 2 : 1;
-  const int64_t block_groups = (out_blocks + blocks_per_invocation - 1) / blocks_per_invocation;
-  const int64_t tile_groups = ceil_div(tiles, kTile);
-  uint32_t local_x = 1;
-  while (local_x < 64 && local_x < tile_groups) local_x *= 2;
-  const uint32_t local_y = 64 / local_x;
-  ctx.dispatch("winograd_gemm", {local_x, local_y, 1}, {kTile, u32(blocks_per_invocation)},
+  const ConvGrid grid = conv_grid(ceil_div(tiles, kTile), n, out_blocks, true, 16);  // z: the 16 positions
+  ctx.dispatch("winograd_gemm", grid.local, {kTile, grid.blocks_per_invocation},
                {NodeContext::read(v), NodeContext::write(products), NodeContext::read(u)},
-               Params().i(n).i(in_blocks).i(tiles).i(out_blocks),
-               {ceil_div(tile_groups, local_x), ceil_div(n * block_groups, local_y), 16});
+               Params().i(n).i(in_blocks).i(tiles).i(out_blocks), grid.groups);
 
   ctx.dispatch("winograd_output", {64, 1, 1}, {},
                {NodeContext::read(products), NodeContext::write(y), NodeContext::read(bias)},

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/vulkan/ops/conv_grid.h"
 #include "kernels/vulkan/ops/conv_winograd.h"
 #include "kernels/vulkan/ops/ops.h"
 #include "kernels/vulkan/plan/prepack.h"
@@ -15,8 +16,6 @@ namespace {
 
 constexpr uint32_t kTile = 4;  // output pixels per invocation of conv2d, depthwise and pointwise
 
-uint32_t u32(int64_t value) { return static_cast<uint32_t>(value); }
-uint32_t ceil_div(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
 struct ConvShapes {
   int64_t n, c, h, w, m, oh, ow;
@@ -78,32 +77,23 @@ void plan_conv2d(NodeContext& ctx) {
   const auto [weights, ranges] = conv_weights(ctx, s, group, window, false);
   const bool pointwise = window.kernel == std::array<int64_t, 2>{1, 1} && window.stride == std::array<int64_t, 2>{1, 1} &&
                          window.pad_begin == std::array<int64_t, 2>{0, 0} && window.pad_end == std::array<int64_t, 2>{0, 0};
-  // Several output blocks per invocation when they all read every input block (group 1); a
-  // workgroup of 64 invocations shaped to the layer: along x the pixel tiles (or (row tile, row)
-  // pairs), up to 64 of them, along y as many output-block groups as fill the rest, so small late
-  // layers (7x7) keep their lanes busy.
-  const int64_t blocks_per_invocation = group == 1 && out_blocks > 1 ? 2 : 1;
-  const int64_t block_groups = (out_blocks + blocks_per_invocation - 1) / blocks_per_invocation;
   const int64_t pixel_tiles = pointwise ? ceil_div(s.h * s.w, kTile) : ceil_div(s.ow, kTile) * s.oh;
-  uint32_t local_x = 1;
-  while (local_x < 64 && local_x < pixel_tiles) local_x *= 2;
-  const uint32_t local_y = 64 / local_x;
-  const std::array<uint32_t, 3> groups = {ceil_div(pixel_tiles, local_x), ceil_div(s.n * block_groups, local_y), 1};
+  const ConvGrid grid = conv_grid(pixel_tiles, s.n, out_blocks, group == 1);
   if (pointwise) {
-    ctx.dispatch("pointwise", {local_x, local_y, 1}, {kTile, u32(blocks_per_invocation)},
+    ctx.dispatch("pointwise", grid.local, {kTile, grid.blocks_per_invocation},
                  {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias),
                   NodeContext::read(ranges)},
-                 Params().i(s.n).i(in_blocks).i(s.h * s.w).i(out_blocks).i(s.m).f(lo).f(hi), groups);
+                 Params().i(s.n).i(in_blocks).i(s.h * s.w).i(out_blocks).i(s.m).f(lo).f(hi), grid.groups);
     return;
   }
   std::vector<uint32_t> spec = geometry;
-  spec.push_back(u32(blocks_per_invocation));
-  ctx.dispatch("conv2d", {local_x, local_y, 1}, spec,
+  spec.push_back(grid.blocks_per_invocation);
+  ctx.dispatch("conv2d", grid.local, spec,
                {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias),
                 NodeContext::read(ranges)},
                Params().i(s.n).i(in_blocks).i(s.h).i(s.w).i(out_blocks).i(s.oh).i(s.ow).i(window.pad_begin[0])
                    .i(window.pad_begin[1]).i(s.m).f(lo).f(hi),
-               groups);
+               grid.groups);
 }
 
 std::optional<std::string> check_conv_transpose2d(const Graph& graph, const Node& node) {
