@@ -41,6 +41,10 @@ bool is_plain_integer(const TensorInfo& info) {
 }
 // Ops with one int32 operand among float ones (their schemas say which): the recurrent ops' sequence_lens.
 const std::set<std::string, std::less<>> kInt32OperandOps = {"rnn", "gru", "lstm"};
+// float16 beyond the boundary casts: the ops exact when computed in float32 (lib/ops/eval/binary.cpp).
+const std::set<std::string, std::less<>> kFloat16Ops = {"max", "min", "mod"};
+// uint8 images: max pooling compares, so it needs no quantization parameters.
+const std::set<std::string, std::less<>> kUint8Ops = {"max_pool2d"};
 // Ops with float32 inputs and int64 index outputs.
 const std::set<std::string, std::less<>> kIndexOutputOps = {"argmax", "argmin", "top_k"};
 
@@ -51,6 +55,8 @@ std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info,
   if (is_plain_integer(info) && kEveryIntegerOps.count(node.op)) return std::nullopt;
   if ((is_plain_integer(info) || info.dtype == DType::boolean) && kLogicOps.count(node.op)) return std::nullopt;
   if (info.dtype == DType::i32 && kInt32OperandOps.count(node.op)) return std::nullopt;
+  if (info.dtype == DType::f16 && kFloat16Ops.count(node.op)) return std::nullopt;
+  if (info.dtype == DType::u8 && kUint8Ops.count(node.op)) return std::nullopt;
   // Quantized ops: int8 data, int32 bias (lib/quant's scheme, lib/ops/eval/quantized.cpp).
   if ((info.dtype == DType::i8 || info.dtype == DType::i32) && reference::has_int8_kernel(node.op)) return std::nullopt;
   if (node.op == "quantize" || node.op == "dequantize") return std::nullopt;

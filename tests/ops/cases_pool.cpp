@@ -40,6 +40,10 @@ void add_pool_cases(CaseTable& t) {
                        .attrs = {{"kernel_shape", Ints{2, 2}}, {"dilations", Ints{2, 1}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}}});
   t.add("max_pool2d", {.name = "all negative inputs with padding", .inputs = {in({1, 2, 5, 5}, -9, -1)},
                        .attrs = {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}}});
+  // uint8 images: padding taps are skipped, so a window of small values keeps them (not 0).
+  t.add("max_pool2d", {.name = "uint8, 5x5 padded 2, stride 2",
+                       .inputs = {typed(DType::u8, {1, 3, 9, 7}, 0, 256)},
+                       .attrs = {{"kernel_shape", Ints{5, 5}}, {"pads", Ints{2, 2, 2, 2}}, {"strides", Ints{2, 2}}}});
 
   for (const char* op : {"global_avg_pool", "global_max_pool"}) {
     t.add(op, {.name = "1x16x7x7", .inputs = {in({1, 16, 7, 7})}});
