@@ -127,6 +127,10 @@ void PlanBuilder::build() {
   const auto producers = graph.producers();
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
     const std::string& name = graph.outputs[o];
+    if (const TensorInfo& info = graph.tensor(name); info.is_constant() && info.layout.empty()) {
+      constant_outputs.push_back(o);
+      continue;
+    }
     auto it = producers.find(name);
     const size_t node_index = it != producers.end() ? it->second : 0;
     const Tensor tensor = value(name, node_index);

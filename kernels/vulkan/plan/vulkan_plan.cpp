@@ -155,6 +155,11 @@ void VulkanPlan::place(PlanBuilder& builder) {
     output_staging_.push_back(outputs.mapped + (buffers[static_cast<size_t>(b)].offset - outputs.offset));
     output_bytes_.push_back(builder.graph.tensor(builder.graph.outputs[output_bytes_.size()]).byte_size());
   }
+  // No dispatch writes these: their bytes stay in staging for every run.
+  for (size_t o : builder.constant_outputs) {
+    const auto bytes = builder.graph.tensor(builder.graph.outputs[o]).data.bytes();
+    std::memcpy(output_staging_[o], bytes.data(), bytes.size());
+  }
 }
 
 void VulkanPlan::create_descriptors(const PlanBuilder& builder) {
