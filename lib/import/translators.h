@@ -55,6 +55,16 @@ void translate_as(ImportContext& ctx, const OnnxNode& node, const std::string& o
 // outputs are then the ONNX names its output list gives. Names its nodes "OWNER/BRANCH/NODE".
 void translate_subgraph(ImportContext& ctx, const onnx::GraphProto& subgraph, const OnnxNode& owner,
                         const std::string& branch);
+// Input `value_i` of `node`, an int8 or uint8 tensor, minus its zero point (input `zero_i`, absent
+// for 0) as float32: exact integers. The zero point is one value or one per index of axis `axis`
+// of the value (-1: one value only), constant or computed at run time; the value a constant, an
+// int8 tensor mt quantized (uint8 held shifted) or a plain integer tensor (translate_integer.cpp).
+std::string integer_operand(ImportContext& ctx, const OnnxNode& node, size_t value_i, size_t zero_i, int64_t axis,
+                            const std::string& hint);
+// `values`, one per index of axis `axis` of a tensor of rank `rank` ([n]), reshaped to [n, 1, ...]
+// so that it broadcasts along that axis; as is when it holds one value or `axis` is -1.
+std::string along_axis(ImportContext& ctx, const OnnxNode& node, const std::string& values, int64_t axis, size_t rank,
+                       const std::string& hint);
 // An axis normalised against `rank` (invalid_input naming the node when out of range).
 int64_t node_axis(const OnnxNode& node, int64_t axis, size_t rank);
 
