@@ -22,10 +22,12 @@ using reference::MutView;
 // folding (see the op sets); comparisons and boolean ops take integers and bools (the logic
 // kernels refuse float16).
 const std::set<std::string, std::less<>> kAnyDtypeOps = {
-    "cast",  "concat", "expand", "flatten", "gather", "identity", "reshape", "slice", "split", "squeeze", "transpose",
+    "cast", "concat", "expand", "flatten", "gather", "identity", "reshape", "slice", "split", "squeeze", "transpose",
     "unsqueeze", "where",
     // the index family (lib/ops/eval/index.cpp)
-    "trilu", "tile", "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "one_hot"};
+    "trilu", "tile", "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "one_hot",
+    // the signal family's reverse_sequence moves elements too
+    "reverse_sequence"};
 const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "div", "max",
                                                         "min", "neg", "abs", "cumsum"};
 // Integer arithmetic on every integer dtype (int8 only without quantization parameters).
@@ -45,6 +47,8 @@ const std::set<std::string, std::less<>> kInt32OperandOps = {"rnn", "gru", "lstm
 const std::set<std::string, std::less<>> kFloat16Ops = {"max", "min", "mod"};
 // uint8 images: max pooling compares, so it needs no quantization parameters.
 const std::set<std::string, std::less<>> kUint8Ops = {"max_pool2d"};
+// Ops with float32 data and int64 or int32 index operands (the sample family).
+const std::set<std::string, std::less<>> kIndexOperandOps = {"roi_align", "max_unpool"};
 // Ops with float32 inputs and int64 index outputs.
 const std::set<std::string, std::less<>> kIndexOutputOps = {"argmax", "argmin", "top_k"};
 
@@ -56,6 +60,8 @@ std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info,
   if ((is_plain_integer(info) || info.dtype == DType::boolean) && kLogicOps.count(node.op)) return std::nullopt;
   if (info.dtype == DType::i32 && kInt32OperandOps.count(node.op)) return std::nullopt;
   if (info.dtype == DType::f16 && kFloat16Ops.count(node.op)) return std::nullopt;
+  if (!output && (info.dtype == DType::i64 || info.dtype == DType::i32) && kIndexOperandOps.count(node.op))
+    return std::nullopt;
   if (info.dtype == DType::u8 && kUint8Ops.count(node.op)) return std::nullopt;
   // Quantized ops: int8 data, int32 bias (lib/quant's scheme, lib/ops/eval/quantized.cpp).
   if ((info.dtype == DType::i8 || info.dtype == DType::i32) && reference::has_int8_kernel(node.op)) return std::nullopt;

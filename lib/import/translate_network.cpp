@@ -1,4 +1,4 @@
-// Rules for matrix products, normalisation, softmax and reductions: Gemm, MatMul,
+// Rules for matrix products (and Det), normalisation, softmax and reductions: Gemm, MatMul,
 // BatchNormalization, LayerNormalization, InstanceNormalization, LRN, Softmax/LogSoftmax/Hardmax, the Reduce* ops,
 // ArgMax/ArgMin, TopK and CumSum.
 #include "lib/import/translators.h"
@@ -60,6 +60,10 @@ void gemm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
 
 void matmul(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.emit1(node, "matmul", {ctx.input(node, 0), ctx.input(node, 1)}, {}, node.output(0));
+}
+
+void det(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  ctx.emit1(node, "det", {ctx.input(node, 0)}, {}, node.output(0));
 }
 
 void batch_norm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
@@ -230,6 +234,7 @@ void cumsum(ImportContext& ctx, const OnnxNode& node, const std::string&) {
 void add_network_translators(TranslatorTable& table) {
   table.add("Gemm", gemm);
   table.add("MatMul", matmul);
+  table.add("Det", det);
   table.add("BatchNormalization", batch_norm);
   table.add("LayerNormalization", layer_norm);
   table.add("InstanceNormalization", instance_norm);

@@ -25,6 +25,8 @@ EntryMap build_table() {
   add_recurrent_translators(table);
   add_index_translators(table);
   add_einsum_translators(table);
+  add_signal_translators(table);
+  add_sample_translators(table);
   g_building = nullptr;
   return entries;
 }

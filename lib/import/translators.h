@@ -41,6 +41,8 @@ void add_control_translators(TranslatorTable& table);
 void add_recurrent_translators(TranslatorTable& table);
 void add_index_translators(TranslatorTable& table);
 void add_einsum_translators(TranslatorTable& table);
+void add_signal_translators(TranslatorTable& table);
+void add_sample_translators(TranslatorTable& table);
 
 // Helpers shared by the rules.
 // Fails (unsupported) when any output after the first is consumed: mt has no equivalent.

@@ -103,6 +103,7 @@ constexpr std::array kKernels{
     // linear family
     OP("linear", linear),
     OP("matmul", matmul),
+    OP("det", det),
     // conv family
     OP("conv2d", conv2d),
     OP("conv_transpose2d", conv_transpose2d),
@@ -134,6 +135,13 @@ constexpr std::array kKernels{
     OP("scatter_elements", scatter_elements),
     OP("scatter_nd", scatter_nd),
     OP("one_hot", one_hot),
+    // sample family
+    OP("grid_sample", grid_sample),
+    OP("roi_align", roi_align),
+    OP("max_unpool", max_unpool),
+    // signal family
+    OP("dft", dft),
+    OP("reverse_sequence", reverse_sequence),
     // quantization family
     OP("quantize", quantize),
     OP("dequantize", dequantize),
