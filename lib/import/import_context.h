@@ -30,6 +30,10 @@ class ImportContext {
   Graph& graph() { return graph_; }
   ExternalFiles& external_files() { return external_; }
 
+  // Registers the names of a subgraph made during the import (an unrolled Loop or Scan body): its
+  // initializers load on use, its tensors count as used and taken, as the model's own do.
+  void add_subgraph_names(const onnx::GraphProto& subgraph) { add_names(subgraph); }
+
   // A unique node name for an ONNX node: `candidate`, or it suffixed "_1", "_2", ... if taken.
   std::string reserve_node_name(const std::string& candidate);
 

@@ -27,6 +27,7 @@ EntryMap build_table() {
   add_einsum_translators(table);
   add_signal_translators(table);
   add_sample_translators(table);
+  add_loop_translators(table);
   g_building = nullptr;
   return entries;
 }

@@ -43,6 +43,7 @@ void add_index_translators(TranslatorTable& table);
 void add_einsum_translators(TranslatorTable& table);
 void add_signal_translators(TranslatorTable& table);
 void add_sample_translators(TranslatorTable& table);
+void add_loop_translators(TranslatorTable& table);
 
 // Helpers shared by the rules.
 // Fails (unsupported) when any output after the first is consumed: mt has no equivalent.
