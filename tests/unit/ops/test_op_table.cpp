@@ -135,7 +135,7 @@ TEST_CASE("op table: shaders/op_codes.h has a code for each op vulkan runs with 
   check_same("shaders/op_codes.h (MT_UNARY_OP)", unary_codes, "vulkan's kKernels (plan_unary)", unary_planned);
   check_same("shaders/op_codes.h (MT_BINARY_OP)", binary_codes, "vulkan's kKernels (plan_binary)", binary_planned);
   CHECK(unary_codes.size() >= 20);
-  CHECK(binary_codes.size() == 8);
+  CHECK(binary_codes.size() >= 8);
 }
 #endif
 
