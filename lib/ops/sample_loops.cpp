@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lib/core/error.h"
+#include "lib/ops/registry.h"
 
 namespace mt {
 namespace {
@@ -101,9 +102,30 @@ std::optional<SamplePadding> sample_padding(std::string_view name) {
   return std::nullopt;
 }
 
-GridSampleParams grid_sample_params(const Shape& x, const Shape& grid, SampleMode mode, SamplePadding padding,
-                                    bool align_corners) {
-  return {x[0], x[1], x[2], x[3], grid[1], grid[2], mode, padding, align_corners};
+GridSampleParams grid_sample_params(const Node& node, const Shape& x, const Shape& grid) {
+  return {x[0],
+          x[1],
+          x[2],
+          x[3],
+          grid[1],
+          grid[2],
+          *sample_mode(attr_string(node, "mode")),
+          *sample_padding(attr_string(node, "padding_mode")),
+          attr_int(node, "align_corners") != 0};
+}
+
+RoiAlignParams roi_align_params(const Node& node, const Shape& x, int64_t rois) {
+  return {x[0],
+          x[1],
+          x[2],
+          x[3],
+          rois,
+          attr_int(node, "output_height"),
+          attr_int(node, "output_width"),
+          attr_int(node, "sampling_ratio"),
+          static_cast<float>(attr_float(node, "spatial_scale")),
+          attr_int(node, "half_pixel") != 0,
+          attr_string(node, "mode") == "max"};
 }
 
 void grid_sample_rows(const GridSampleParams& p, const float* x, const float* grid, float* y, int64_t begin,

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "lib/ir/shape.h"
+#include "lib/ir/graph.h"
 #include "lib/ops/index_loops.h"
 
 namespace mt {
@@ -30,8 +30,8 @@ struct GridSampleParams {
   SamplePadding padding = SamplePadding::zeros;
   bool align_corners = false;
 };
-GridSampleParams grid_sample_params(const Shape& x, const Shape& grid, SampleMode mode, SamplePadding padding,
-                                    bool align_corners);
+// The parameters of grid_sample node `node` (its attributes) on X and grid of these shapes.
+GridSampleParams grid_sample_params(const Node& node, const Shape& x, const Shape& grid);
 // Output rows [begin, end) of batch * out_height.
 void grid_sample_rows(const GridSampleParams& params, const float* x, const float* grid, float* y, int64_t begin,
                       int64_t end);
@@ -46,6 +46,8 @@ struct RoiAlignParams {
   bool half_pixel = true;  // coordinate_transformation_mode half_pixel (else output_half_pixel)
   bool max = false;        // mode max (else avg)
 };
+// The parameters of roi_align node `node` (its attributes) on X of shape `x` with `rois` regions.
+RoiAlignParams roi_align_params(const Node& node, const Shape& x, int64_t rois);
 // Checks every batch index against the batch size.
 void roi_align_check(const RoiAlignParams& params, const std::string& node, IndexData batch_indices);
 // Regions [begin, end); the batch indices checked first.

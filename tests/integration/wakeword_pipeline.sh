@@ -17,17 +17,11 @@ python=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-skip() {
-  [[ "${MT_REQUIRE_TRAINED_MODELS:-0}" != 1 ]] || fail "$* (MT_REQUIRE_TRAINED_MODELS=1)"
-  echo "SKIP: $*"
-  exit 77
-}
-
-models=$("$MT_SOURCE_DIR/scripts/fetch_trained_models.sh") || skip "the trained models cannot be fetched"
-command -v espeak-ng > /dev/null || skip "espeak-ng is not installed (scripts/install-deps.sh)"
+models=$("$MT_SOURCE_DIR/scripts/fetch_trained_models.sh") || skip_trained "the trained models cannot be fetched"
+command -v espeak-ng > /dev/null || skip_trained "espeak-ng is not installed (scripts/install-deps.sh)"
 status=0
 "$python" "$MT_SOURCE_DIR/scripts/mt_models/wakeword_pipeline.py" --models "$models" --devices reference,cpu \
   --work "$work" || status=$?
-[[ $status -ne 2 ]] || skip "onnxruntime-node is unavailable"
+[[ $status -ne 2 ]] || skip_trained "onnxruntime-node is unavailable"
 [[ $status -eq 0 ]] || fail "the wake-word pipeline differs from onnxruntime-node's (see above)"
 echo "wakeword_pipeline: ok"

@@ -32,9 +32,7 @@ void plan_grid_sample(NodeContext& c) {
   const Value x = row_major_input(c, 0);
   const Value grid = row_major_input(c, 1);
   const Value y = row_major_output(c);
-  const GridSampleParams params = grid_sample_params(x.shape, grid.shape, *sample_mode(attr_string(c.node(), "mode")),
-                                                     *sample_padding(attr_string(c.node(), "padding_mode")),
-                                                     attr_int(c.node(), "align_corners") != 0);
+  const GridSampleParams params = grid_sample_params(c.node(), x.shape, grid.shape);
   c.add_kernel({x, grid, y}, [params](Pointers p, pthreadpool_t pool) {
     parallel_chunks(pool, static_cast<size_t>(params.batch * params.out_height), 1, [&](size_t begin, size_t end) {
       grid_sample_rows(params, static_cast<const float*>(p[0]), static_cast<const float*>(p[1]),
@@ -52,20 +50,9 @@ void plan_roi_align(NodeContext& c) {
   const Value rois = row_major_input(c, 1);
   const Value batch = row_major_input(c, 2);
   const Value y = row_major_output(c);
-  const Node& node = c.node();
-  const RoiAlignParams params{x.shape[0],
-                              x.shape[1],
-                              x.shape[2],
-                              x.shape[3],
-                              rois.shape[0],
-                              attr_int(node, "output_height"),
-                              attr_int(node, "output_width"),
-                              attr_int(node, "sampling_ratio"),
-                              static_cast<float>(attr_float(node, "spatial_scale")),
-                              attr_int(node, "half_pixel") != 0,
-                              attr_string(node, "mode") == "max"};
+  const RoiAlignParams params = roi_align_params(c.node(), x.shape, rois.shape[0]);
   const bool wide = batch.dtype == DType::i64;
-  const std::string name = node.name;
+  const std::string name = c.node().name;
   c.add_kernel({x, rois, batch, y}, [params, wide, name](Pointers p, pthreadpool_t pool) {
     const IndexData indices{p[2], wide};
     roi_align_check(params, name, indices);

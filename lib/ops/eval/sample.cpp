@@ -11,26 +11,13 @@ namespace {
 IndexData index_data(const ConstView& view) { return {view.data, view.info->dtype == DType::i64}; }
 
 void grid_sample_kernel(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const GridSampleParams params =
-      grid_sample_params(in[0].info->shape, in[1].info->shape, *sample_mode(attr_string(node, "mode")),
-                         *sample_padding(attr_string(node, "padding_mode")), attr_int(node, "align_corners") != 0);
+  const GridSampleParams params = grid_sample_params(node, in[0].info->shape, in[1].info->shape);
   grid_sample_rows(params, in[0].as<float>(), in[1].as<float>(), out[0].as<float>(), 0,
                    params.batch * params.out_height);
 }
 
 void roi_align_kernel(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  const Shape& x = in[0].info->shape;
-  const RoiAlignParams params{x[0],
-                              x[1],
-                              x[2],
-                              x[3],
-                              in[1].info->shape[0],
-                              attr_int(node, "output_height"),
-                              attr_int(node, "output_width"),
-                              attr_int(node, "sampling_ratio"),
-                              static_cast<float>(attr_float(node, "spatial_scale")),
-                              attr_int(node, "half_pixel") != 0,
-                              attr_string(node, "mode") == "max"};
+  const RoiAlignParams params = roi_align_params(node, in[0].info->shape, in[1].info->shape[0]);
   roi_align_check(params, node.name, index_data(in[2]));
   roi_align_rois(params, in[0].as<float>(), in[1].as<float>(), index_data(in[2]), out[0].as<float>(), 0, params.rois);
 }
