@@ -26,8 +26,8 @@ float reflect(float coord, int64_t twice_low, int64_t twice_high) {
   const float span = static_cast<float>(twice_high - twice_low) / 2.0f;
   coord = std::fabs(coord - low);
   const float extra = std::fmod(coord, span);
-  const auto flips = static_cast<int64_t>(std::floor(coord / span));
-  return flips % 2 == 0 ? extra + low : span - extra + low;
+  const float flips = std::floor(coord / span);  // its parity in float: no integer overflow
+  return std::fmod(flips, 2.0f) == 0.0f ? extra + low : span - extra + low;
 }
 
 // A pixel coordinate after the padding mode: border clips, reflection reflects then clips.
@@ -38,6 +38,13 @@ float apply_padding(float coord, int64_t size, SamplePadding padding, bool align
     return clip(coord, size);
   }
   return coord;
+}
+
+// Whether pixel coordinates are small enough to convert to integers (NaN is not): farther points
+// read only padding zeros.
+bool addressable(float x, float y) {
+  constexpr float kFar = 1 << 30;
+  return std::fabs(x) < kFar && std::fabs(y) < kFar;
 }
 
 // Pixel (ix, iy) of one plane, 0 outside it.
@@ -57,6 +64,7 @@ void cubic_weights(float t, float w[4]) {
 }
 
 float sample_bilinear(const GridSampleParams& p, const float* plane, float ix, float iy) {
+  if (!addressable(ix, iy)) return 0.0f;
   const auto x0 = static_cast<int64_t>(std::floor(ix)), y0 = static_cast<int64_t>(std::floor(iy));
   const auto fx0 = static_cast<float>(x0), fy0 = static_cast<float>(y0);
   const float fx1 = fx0 + 1.0f, fy1 = fy0 + 1.0f;
@@ -67,6 +75,11 @@ float sample_bilinear(const GridSampleParams& p, const float* plane, float ix, f
 }
 
 float sample_bicubic(const GridSampleParams& p, const float* plane, float ix, float iy) {
+  if (std::isnan(ix) || std::isnan(iy)) return 0.0f;
+  // Far points keep their side of the image, with finite tap weights.
+  constexpr float kFar = 1 << 29;
+  ix = std::clamp(ix, -kFar, kFar);
+  iy = std::clamp(iy, -kFar, kFar);
   const float fx0 = std::floor(ix), fy0 = std::floor(iy);
   float wx[4], wy[4];
   cubic_weights(ix - fx0, wx);
@@ -75,6 +88,7 @@ float sample_bicubic(const GridSampleParams& p, const float* plane, float ix, fl
   auto tap = [&](float x, float y) {
     const float px = apply_padding(x, p.width, p.padding, p.align_corners);
     const float py = apply_padding(y, p.height, p.padding, p.align_corners);
+    if (!addressable(px, py)) return 0.0f;
     return pixel(plane, p.height, p.width, static_cast<int64_t>(px), static_cast<int64_t>(py));
   };
   float rows[4];
@@ -84,6 +98,23 @@ float sample_bicubic(const GridSampleParams& p, const float* plane, float ix, fl
         tap(fx0 - 1.0f, y) * wx[0] + tap(fx0, y) * wx[1] + tap(fx0 + 1.0f, y) * wx[2] + tap(fx0 + 2.0f, y) * wx[3];
   }
   return rows[0] * wy[0] + rows[1] * wy[1] + rows[2] * wy[2] + rows[3] * wy[3];
+}
+
+// The sampling grid of one region along one axis: sampling_ratio, else ceil(bin size).
+int64_t sampling_grid(const RoiAlignParams& p, float bin) {
+  return p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<int64_t>(std::ceil(bin));
+}
+
+// A region's start and bin size along one axis (x: coordinates 0 and 2 of the region).
+struct RoiAxis {
+  float start, bin;
+};
+RoiAxis roi_axis(const RoiAlignParams& p, const float* roi, int axis) {
+  const float offset = p.half_pixel ? 0.5f : 0.0f;
+  const float start = roi[axis] * p.spatial_scale - offset;
+  float size = roi[axis + 2] * p.spatial_scale - offset - start;
+  if (!p.half_pixel) size = std::max(size, 1.0f);
+  return {start, size / static_cast<float>(axis == 0 ? p.out_width : p.out_height)};
 }
 
 }  // namespace
@@ -147,8 +178,9 @@ void grid_sample_rows(const GridSampleParams& p, const float* x, const float* gr
         switch (p.mode) {
           case SampleMode::bilinear: value = sample_bilinear(p, image, ix, iy); break;
           case SampleMode::nearest:
-            value = pixel(image, p.height, p.width, static_cast<int64_t>(std::nearbyint(ix)),
-                          static_cast<int64_t>(std::nearbyint(iy)));
+            if (addressable(ix, iy))
+              value = pixel(image, p.height, p.width, static_cast<int64_t>(std::nearbyint(ix)),
+                            static_cast<int64_t>(std::nearbyint(iy)));
             break;
           case SampleMode::bicubic: value = sample_bicubic(p, image, ix, iy); break;
         }
@@ -158,31 +190,33 @@ void grid_sample_rows(const GridSampleParams& p, const float* x, const float* gr
   }
 }
 
-void roi_align_check(const RoiAlignParams& p, const std::string& node, IndexData batch_indices) {
+void roi_align_check(const RoiAlignParams& p, const std::string& node, const float* rois, IndexData batch_indices) {
   for (int64_t r = 0; r < p.rois; ++r) {
     const int64_t b = batch_indices[r];
     if (b < 0 || b >= p.batch)
       invalid_input("node '{}' (roi_align): batch index {} of region {} is out of range for a batch of {}", node, b, r,
                     p.batch);
+    // Adaptive sampling takes ceil(bin size) points per bin and axis: bounded, so that a region's
+    // coordinates cannot make a run take forever.
+    for (int axis : {0, 1}) {
+      const float bin = roi_axis(p, rois + r * 4, axis).bin;
+      if (!std::isfinite(bin) || (p.sampling_ratio == 0 && bin > kMaxAdaptiveSamples))
+        invalid_input(
+            "node '{}' (roi_align): region {} has bins of {} pixels along {}; mt samples at most {} points "
+            "per bin and axis",
+            node, r, bin, axis == 0 ? "x" : "y", kMaxAdaptiveSamples);
+    }
   }
 }
 
 // Computed in float32 in the order ONNX Runtime's RoiAlign computes it.
 void roi_align_rois(const RoiAlignParams& p, const float* x, const float* rois, IndexData batch_indices, float* y,
                     int64_t begin, int64_t end) {
-  const float offset = p.half_pixel ? 0.5f : 0.0f;
   const auto height = static_cast<float>(p.height), width = static_cast<float>(p.width);
   for (int64_t r = begin; r < end; ++r) {
-    const float* roi = rois + r * 4;
-    const float start_w = roi[0] * p.spatial_scale - offset, start_h = roi[1] * p.spatial_scale - offset;
-    float roi_w = roi[2] * p.spatial_scale - offset - start_w, roi_h = roi[3] * p.spatial_scale - offset - start_h;
-    if (!p.half_pixel) {
-      roi_w = std::max(roi_w, 1.0f);
-      roi_h = std::max(roi_h, 1.0f);
-    }
-    const float bin_h = roi_h / static_cast<float>(p.out_height), bin_w = roi_w / static_cast<float>(p.out_width);
-    const int64_t grid_h = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<int64_t>(std::ceil(bin_h));
-    const int64_t grid_w = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<int64_t>(std::ceil(bin_w));
+    const auto [start_w, bin_w] = roi_axis(p, rois + r * 4, 0);
+    const auto [start_h, bin_h] = roi_axis(p, rois + r * 4, 1);
+    const int64_t grid_h = sampling_grid(p, bin_h), grid_w = sampling_grid(p, bin_w);
     const auto count = static_cast<float>(std::max<int64_t>(grid_h * grid_w, 1));
     const int64_t image = batch_indices[r];
     for (int64_t c = 0; c < p.channels; ++c) {
@@ -198,7 +232,7 @@ void roi_align_rois(const RoiAlignParams& p, const float* x, const float* rois, 
               const float sx = start_w + static_cast<float>(pw) * bin_w +
                                (static_cast<float>(ix) + 0.5f) * bin_w / static_cast<float>(grid_w);
               float taps[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-              if (!(sy < -1.0f || sy > height || sx < -1.0f || sx > width)) {
+              if (sy >= -1.0f && sy <= height && sx >= -1.0f && sx <= width) {  // NaN: outside
                 float yy = std::max(sy, 0.0f), xx = std::max(sx, 0.0f);
                 auto y_low = static_cast<int64_t>(yy), x_low = static_cast<int64_t>(xx);
                 int64_t y_high = y_low + 1, x_high = x_low + 1;

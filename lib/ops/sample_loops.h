@@ -48,8 +48,12 @@ struct RoiAlignParams {
 };
 // The parameters of roi_align node `node` (its attributes) on X of shape `x` with `rois` regions.
 RoiAlignParams roi_align_params(const Node& node, const Shape& x, int64_t rois);
-// Checks every batch index against the batch size.
-void roi_align_check(const RoiAlignParams& params, const std::string& node, IndexData batch_indices);
+// The most points adaptive sampling (sampling_ratio 0) takes per bin and axis: ceil(bin size) beyond
+// it comes from regions far larger than any image, which would make a run take forever.
+inline constexpr float kMaxAdaptiveSamples = 4096;
+// Checks every batch index against the batch size, and every region for finite bins that adaptive
+// sampling can cover (kMaxAdaptiveSamples).
+void roi_align_check(const RoiAlignParams& params, const std::string& node, const float* rois, IndexData batch_indices);
 // Regions [begin, end); the batch indices checked first.
 void roi_align_rois(const RoiAlignParams& params, const float* x, const float* rois, IndexData batch_indices, float* y,
                     int64_t begin, int64_t end);

@@ -55,7 +55,7 @@ void plan_roi_align(NodeContext& c) {
   const std::string name = c.node().name;
   c.add_kernel({x, rois, batch, y}, [params, wide, name](Pointers p, pthreadpool_t pool) {
     const IndexData indices{p[2], wide};
-    roi_align_check(params, name, indices);
+    roi_align_check(params, name, static_cast<const float*>(p[1]), indices);
     parallel_chunks(pool, static_cast<size_t>(params.rois), 1, [&](size_t begin, size_t end) {
       roi_align_rois(params, static_cast<const float*>(p[0]), static_cast<const float*>(p[1]), indices,
                      static_cast<float*>(p[3]), static_cast<int64_t>(begin), static_cast<int64_t>(end));

@@ -18,7 +18,7 @@ void grid_sample_kernel(const Node& node, std::span<const ConstView> in, std::sp
 
 void roi_align_kernel(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
   const RoiAlignParams params = roi_align_params(node, in[0].info->shape, in[1].info->shape[0]);
-  roi_align_check(params, node.name, index_data(in[2]));
+  roi_align_check(params, node.name, in[1].as<float>(), index_data(in[2]));
   roi_align_rois(params, in[0].as<float>(), in[1].as<float>(), index_data(in[2]), out[0].as<float>(), 0, params.rois);
 }
 
