@@ -226,6 +226,10 @@ TEST_CASE("cpu int8 vnni conv and depthwise: equal a plain loop") {
     check_conv(conv_shape(1, 9, 9, channels, 3, 1, 2, 2), 16, false, two);
     check_conv(conv_shape(1, 5, 5, channels, 1, 2, 1, 0), 17, false, nullptr);
     check_conv(conv_shape(1, 12, 11, channels, 7, 2, 1, 3), 20, false, two);  // a ResNet stem
+    // More output pixels than a work unit of gathered rows (8 blocks of 8), across two images,
+    // and 49 rows in blocks of 7; the indirect conv's window walk across output rows and images.
+    check_conv(conv_shape(2, 23, 21, channels, 3, 2, 1, 1), 24, false, two);
+    check_conv(conv_shape(1, 14, 14, channels, 7, 2, 1, 3), 33, false, nullptr);
     // A fused residual add (ResNet's blocks: 3x3, and the 1x1 stride-2 downsample).
     check_conv(conv_shape(2, 7, 6, channels, 3, 1, 1, 1), 19, false, nullptr, true);
     check_conv(conv_shape(1, 9, 8, channels, 3, 1, 1, 1), 40, false, two, true);
