@@ -2,7 +2,8 @@
 // requantization (lib/ops/int8_arithmetic.h): the GEMM at row counts around its 8-row blocks,
 // column counts around its 32-column panels and 16-lane halves (masked stores), k not a multiple
 // of 4 (zero-padded weights, over-read input), row strides wider than the matrices (nothing outside
-// them is written), input zero points at both ends (the folded bias), clamps, one and two threads;
+// them is written), input zero points at both ends (the folded bias), clamps, one and two threads,
+// input flipped beforehand (int8_flip) and by the kernel;
 // the indirect conv (gathered under 16 channels) and the depthwise conv with padding, strides and
 // dilation. The kernels compute
 // the reference's float32 operations in the same order, so results must be equal (tolerance 0).
@@ -62,11 +63,15 @@ size_t check_gemm(size_t m, size_t n, size_t k, int32_t x_zero, bool with_bias, 
   const cpu::OwnedBlock memory(cpu::int8_gemm_bytes(1, k, n));
   const cpu::PackedInt8Gemm packed = cpu::pack_int8_gemm(memory.data(), w.data(), with_bias ? bias.data() : nullptr,
                                                          multipliers.data(), 1, k, n, x_zero, out);
+  // Every other shape reads flipped input (int8_flip), the rest int8 input flipped by the kernel.
+  const bool per_layer = (m + n + k) % 2 == 0;
   std::vector<uint8_t> flipped(a.size());
   cpu::int8_flip(a.data(), flipped.data(), a.size(), pool);
-  cpu::int8_gemm(packed, m, flipped.data(), lda, c.data(), ldc, pool);
+  const cpu::Int8GemmInput input =
+      per_layer ? cpu::Int8GemmInput{flipped.data(), true} : cpu::Int8GemmInput{a.data(), false};
+  cpu::int8_gemm(packed, m, input, lda, c.data(), ldc, pool);
   const std::string shape = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
-                            " x_zero=" + std::to_string(x_zero);
+                            " x_zero=" + std::to_string(x_zero) + (per_layer ? " flipped" : "");
   size_t inside_range = 0;
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < ldc; ++j) {
@@ -202,7 +207,13 @@ void check_conv(const cpu::PackedConvShape& s, size_t out_channels, bool depthwi
     std::vector<uint8_t> flipped(x.size()), flipped_padding(padding.size());
     cpu::int8_flip(x.data(), flipped.data(), x.size(), pool);
     cpu::int8_flip(padding.data(), flipped_padding.data(), padding.size(), nullptr);
-    cpu::int8_conv(packed, s, flipped.data(), flipped_padding.data(), got.data(), pool, fused);
+    cpu::int8_conv(packed, s, {flipped.data(), true}, flipped_padding.data(), got.data(), pool, fused);
+    // The same conv reading the int8 input, flipped by the kernel.
+    std::vector<int8_t> in_place(want.size(), 0);
+    cpu::int8_conv(packed, s, {x.data(), false}, padding.data(), in_place.data(), pool, fused);
+    size_t differ = 0;
+    for (size_t i = 0; i < want.size(); ++i) differ += in_place[i] != want[i];
+    CHECK_MESSAGE(differ == 0, "conv reading int8 input: " << differ << " of " << want.size() << " outputs differ");
   }
   const std::string what = std::string(depthwise ? "depthwise" : fused_add ? "conv + add" : "conv") + " " + std::to_string(s.kernel_h) + "x" +
                            std::to_string(s.kernel_w) + " channels " + std::to_string(s.channels) + " stride " +
