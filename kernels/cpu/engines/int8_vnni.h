@@ -134,6 +134,25 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads
 void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& shape, const int8_t* x,
                     const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool);
 
+// y = requantize((a - a_zero) (b - b_zero), multiplier) (the reference int8 mul: the product is
+// exact in int32, and in float32) over `outer` x `repeat` rows of `inner` values: a and y hold
+// every row, b one row per outer index, read by each of its `repeat` rows (repeat 1: elementwise;
+// a squeeze-excitation scale [n, 1, 1, C] in NHWC: repeat H * W, inner C). Split across the pool's
+// threads by rows (int8_binary_vnni.cpp).
+struct Int8MulParams {
+  int32_t a_zero = 0, b_zero = 0;
+  float multiplier = 1;  // a_scale * b_scale / y_scale
+  Int8Output out;
+};
+void int8_mul(const int8_t* a, const int8_t* b, int8_t* y, size_t outer, size_t repeat, size_t inner,
+              const Int8MulParams& params, pthreadpool_t pool);
+
+// y[n][c] = requantize(sum over the `pixels` of x[n][p][c] - x_zero, multiplier) (the reference
+// int8 global average pool; multiplier x_scale / (pixels * y_scale) formed as it forms it), NHWC x
+// (int8_pool_vnni.cpp).
+void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixels, size_t channels, int32_t x_zero,
+                          float multiplier, Int8Output out, pthreadpool_t pool);
+
 // dst[i] = table[src[i] + 128] for n bytes (int8 hardswish and hardsigmoid), 64 at a time
 // (int8_lookup_vbmi.cpp). Requires int8_vnni_enabled().
 void int8_lookup(const int8_t* table, const int8_t* src, int8_t* dst, size_t n);

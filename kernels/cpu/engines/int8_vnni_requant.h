@@ -32,12 +32,19 @@ MT_VNNI_TARGET inline OutputVectors output_vectors(const Int8Output& out) {
           _mm512_set1_ps(static_cast<float>(out.high - out.zero_point)), _mm512_set1_epi32(out.zero_point)};
 }
 
+// Requantizes float(acc) (`value`, exact) with 16 multipliers and stores the lanes `mask` selects
+// as int8 at dst.
+MT_VNNI_TARGET inline void requantize_float_store(int8_t* dst, __mmask16 mask, __m512 value, __m512 multiplier,
+                                                  const OutputVectors& o) {
+  __m512 v = _mm512_mul_ps(value, multiplier);
+  v = _mm512_min_ps(_mm512_max_ps(v, o.low), o.high);
+  _mm_mask_storeu_epi8(dst, mask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), o.zero)));
+}
+
 // Requantizes acc with 16 multipliers and stores the lanes `mask` selects as int8 at dst.
 MT_VNNI_TARGET inline void requantize_store(int8_t* dst, __mmask16 mask, __m512i acc, __m512 multiplier,
                                             const OutputVectors& o) {
-  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), multiplier);
-  v = _mm512_min_ps(_mm512_max_ps(v, o.low), o.high);
-  _mm_mask_storeu_epi8(dst, mask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), o.zero)));
+  requantize_float_store(dst, mask, _mm512_cvtepi32_ps(acc), multiplier, o);
 }
 
 // The fused add's constants (Int8ResidualAdd) as vectors.

@@ -88,6 +88,7 @@ std::optional<std::string> check_mul_int8(const Graph& graph, const Node& node) 
 }
 
 void plan_mul_int8(NodeContext& c) {
+  if (c.int8_vnni() && plan_mul_int8_vnni(c)) return;
   const Int8Params a = int8_params(c.input_info(0)), b = int8_params(c.input_info(1)), y = int8_params(c.output_info(0));
   xnn_operator_t op = nullptr;
   c.check(xnn_create_multiply_nd_qs8(static_cast<int8_t>(a.zero_point), a.scale, static_cast<int8_t>(b.zero_point),

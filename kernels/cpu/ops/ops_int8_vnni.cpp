@@ -18,6 +18,7 @@
 
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/ops/ops_int8.h"
 
 namespace mt::cpu {
@@ -188,6 +189,74 @@ void plan_linear_int8_vnni(NodeContext& c) {
   const size_t rows = k == 0 ? 0 : in.bytes / k;
   c.add_kernel(values, [w, in, rows, k, n](Pointers p, pthreadpool_t pool) {
     int8_gemm(w, rows, read_input(in, p, 0, pool), k, static_cast<int8_t*>(p[1]), n, pool);
+  });
+}
+
+namespace {
+
+// How one operand of a broadcast op spans the output (physical shapes): its `inner` trailing values
+// equal the output's, repeated over the `repeat` rows of size 1 in front of them, for each of
+// `outer` leading indices it shares with the output. An operand of the output's shape: 1, 1, count.
+struct RowBroadcast {
+  size_t outer = 1, repeat = 1, inner = 1;
+};
+
+std::optional<RowBroadcast> row_broadcast(const Shape& out, const Shape& operand) {
+  size_t t = out.size();
+  while (t > 0 && operand[t - 1] == out[t - 1]) --t;  // dims [t, rank) shared
+  size_t s = t;
+  while (s > 0 && operand[s - 1] == 1) --s;  // dims [s, t) broadcast
+  RowBroadcast rows;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (d < s && operand[d] != out[d]) return std::nullopt;
+    (d < s ? rows.outer : d < t ? rows.repeat : rows.inner) *= to_size(out[d]);
+  }
+  return rows;
+}
+
+}  // namespace
+
+bool plan_mul_int8_vnni(NodeContext& c) {
+  const BroadcastOperands planned = plan_broadcast_operands(c);
+  for (size_t full : {0, 1}) {
+    const size_t other = 1 - full;
+    if (planned.physical[full] != planned.out_physical) continue;
+    const std::optional<RowBroadcast> rows = row_broadcast(planned.out_physical, planned.physical[other]);
+    // Rows of fewer than 16 values would leave most of each vector empty: XNNPACK's.
+    if (!rows || (rows->repeat > 1 && rows->inner < 16)) continue;
+    const Int8Params a = int8_params(c.input_info(full)), b = int8_params(c.input_info(other));
+    const Int8Params y = int8_params(c.output_info(0));
+    // The reference forms input 0's scale times input 1's, over y's: the same float either way round.
+    const Int8MulParams params{.a_zero = a.zero_point,
+                               .b_zero = b.zero_point,
+                               .multiplier = a.scale * b.scale / y.scale,
+                               .out = {.zero_point = y.zero_point, .low = -128, .high = 127}};
+    const Value av = c.input(full, trailing_layout(planned.layout, c.input_info(full).shape.size()));
+    const Value bv = c.input(other, trailing_layout(planned.layout, c.input_info(other).shape.size()));
+    const Value yv = c.output(0, planned.layout);
+    const RowBroadcast r = *rows;
+    c.add_kernel({av, bv, yv}, [r, params](Pointers p, pthreadpool_t pool) {
+      int8_mul(static_cast<const int8_t*>(p[0]), static_cast<const int8_t*>(p[1]), static_cast<int8_t*>(p[2]), r.outer,
+               r.repeat, r.inner, params, pool);
+    });
+    return true;
+  }
+  return false;
+}
+
+void plan_global_avg_pool_int8_vnni(NodeContext& c) {
+  const Shape& shape = c.input_info(0).shape;
+  const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
+  const size_t batch = to_size(shape[0]), channels = to_size(shape[1]), pixels = to_size(shape[2] * shape[3]);
+  // The reference's multiplier, formed as it forms it.
+  const float multiplier = x.scale / (static_cast<float>(pixels) * y.scale);
+  const Int8Output out{.zero_point = y.zero_point, .low = -128, .high = 127};
+  const Value xv = c.input(0, nhwc_layout());
+  const Value yv = c.output(0, nhwc_layout());
+  const int32_t x_zero = x.zero_point;
+  c.add_kernel({xv, yv}, [=](Pointers p, pthreadpool_t pool) {
+    int8_global_avg_pool(static_cast<const int8_t*>(p[0]), static_cast<int8_t*>(p[1]), batch, pixels, channels, x_zero,
+                         multiplier, out, pool);
   });
 }
 

@@ -261,6 +261,63 @@ TEST_CASE("cpu int8 vnni conv and depthwise: equal a plain loop") {
   pthreadpool_destroy(two);
 }
 
+TEST_CASE("cpu int8 vnni mul and global average pool: equal the reference arithmetic") {
+  if (!cpu::int8_vnni_supported()) {
+    MESSAGE("skipped: this CPU has no AVX512-VNNI");
+    return;
+  }
+  pthreadpool_t two = pthreadpool_create(2);
+  // mul: elementwise (repeat 1) and a per-row broadcast, rows around the 16-lane steps.
+  struct MulShape {
+    size_t outer, repeat, inner;
+  };
+  const cpu::Int8MulParams params{.a_zero = -7,
+                                  .b_zero = 100,
+                                  .multiplier = 0.05f * 0.004f / 0.03f,
+                                  .out = {.zero_point = -3, .low = -128, .high = 127}};
+  for (const MulShape& m :
+       {MulShape{1, 1, 1}, MulShape{1, 1, 67}, MulShape{2, 12, 16}, MulShape{1, 9, 33}, MulShape{3, 5, 200}})
+    for (pthreadpool_t pool : {static_cast<pthreadpool_t>(nullptr), two}) {
+      const uint32_t seed = static_cast<uint32_t>(m.outer * 100 + m.repeat * 10 + m.inner);
+      const std::vector<int8_t> a = random_int8(m.outer * m.repeat * m.inner, seed);
+      const std::vector<int8_t> b = random_int8(m.outer * m.inner, seed + 1);
+      std::vector<int8_t> y(a.size() + 1, 55);
+      cpu::int8_mul(a.data(), b.data(), y.data(), m.outer, m.repeat, m.inner, params, pool);
+      size_t wrong = 0;
+      for (size_t o = 0; o < m.outer; ++o)
+        for (size_t r = 0; r < m.repeat; ++r)
+          for (size_t i = 0; i < m.inner; ++i) {
+            const size_t at = (o * m.repeat + r) * m.inner + i;
+            const int32_t product = (a[at] - params.a_zero) * (b[o * m.inner + i] - params.b_zero);
+            wrong += y[at] != requantize(product, params.multiplier, params.out.zero_point, -128, 127);
+          }
+      CHECK_MESSAGE(wrong == 0, "mul " << m.outer << "x" << m.repeat << "x" << m.inner << ": " << wrong << " differ");
+      CHECK(y[a.size()] == 55);
+    }
+  // Global average pool: channel blocks of 64 and their tail, several images.
+  for (size_t channels : {1, 16, 64, 70, 130})
+    for (size_t pixels : {1, 49, 196}) {
+      const size_t batch = 2;
+      const std::vector<int8_t> x = random_int8(batch * pixels * channels, static_cast<uint32_t>(channels + pixels));
+      const int32_t x_zero = -20;
+      const float multiplier = 0.05f / (static_cast<float>(pixels) * 0.02f);
+      const cpu::Int8Output out{.zero_point = 7, .low = -128, .high = 127};
+      std::vector<int8_t> y(batch * channels + 1, 55);
+      cpu::int8_global_avg_pool(x.data(), y.data(), batch, pixels, channels, x_zero, multiplier, out, two);
+      size_t wrong = 0;
+      for (size_t n = 0; n < batch; ++n)
+        for (size_t c = 0; c < channels; ++c) {
+          int32_t acc = 0;
+          for (size_t p = 0; p < pixels; ++p) acc += x[(n * pixels + p) * channels + c] - x_zero;
+          wrong += y[n * channels + c] != requantize(acc, multiplier, out.zero_point, out.low, out.high);
+        }
+      CHECK_MESSAGE(wrong == 0, "global average pool, " << channels << " channels, " << pixels << " pixels: " << wrong
+                                                        << " differ");
+      CHECK(y[batch * channels] == 55);
+    }
+  pthreadpool_destroy(two);
+}
+
 TEST_CASE("cpu int8 vnni lookup: equals indexing the table, at lengths around its 64-byte steps") {
   if (!cpu::int8_vnni_supported()) {
     MESSAGE("skipped: this CPU has no AVX512-VBMI");
