@@ -148,6 +148,9 @@ void add_int8_cases(CaseTable& t) {
                     .output_quant = {per_tensor(1.0f / 256, -128)}, .integer_tolerance = 1});
   t.add("hardswish", {.name = "int8 scale 0.04 zp 10", .inputs = {int8_input({1, 3, 4, 5}, 0.04f, 10)},
                       .output_quant = {per_tensor(0.03f, -60)}});
+  t.add("silu", {.name = "int8 scale 0.05 zp -20",
+                 .inputs = {int8_input({1, 3, 4, 5}, 0.05f, -20)},
+                 .output_quant = {per_tensor(0.03f, -100)}});
   t.add("hardsigmoid", {.name = "int8 alpha 1/6 beta 0.5", .inputs = {int8_input({1, 6, 1, 1}, 0.05f, 0)},
                         .attrs = {{"alpha", 1.0 / 6}, {"beta", 0.5}},
                         .output_quant = {per_tensor(1.0f / 255, -128)}});

@@ -1,6 +1,6 @@
 // int8 add and mul (XNNPACK qs8 with numpy broadcasting, both operands read in the output's
 // layout as binary.cpp does), sigmoid (XNNPACK qs8, which fixes the output parameters at scale
-// 1/256, zero point -128), hardswish and hardsigmoid (XNNPACK has no int8 ones: a 256-entry
+// 1/256, zero point -128), hardswish, silu and hardsigmoid (XNNPACK has no int8 ones: a 256-entry
 // table built at planning from the float function, so each value is rounded once), and the ops that move int8
 // bytes unchanged, which run their float planners when input and output parameters agree.
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/ops/ops_int8.h"
 #include "kernels/cpu/plan/parallel.h"
+#include "lib/ops/int8_arithmetic.h"
 #include "lib/ops/int8_limits.h"
 
 namespace mt::cpu {
@@ -154,9 +155,11 @@ std::optional<std::string> check_hardswish_int8(const Graph& graph, const Node& 
   return check_all_int8(graph, node);
 }
 
-void plan_hardswish_int8(NodeContext& c) {
-  plan_table(c, [](float v) { return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f; });
-}
+void plan_hardswish_int8(NodeContext& c) { plan_table(c, int8_hardswish_function); }
+
+std::optional<std::string> check_silu_int8(const Graph& graph, const Node& node) { return check_all_int8(graph, node); }
+
+void plan_silu_int8(NodeContext& c) { plan_table(c, int8_silu_function); }
 
 std::optional<std::string> check_hardsigmoid_int8(const Graph& graph, const Node& node) {
   return check_all_int8(graph, node);
