@@ -157,9 +157,14 @@ void add_int8_cases(CaseTable& t) {
   t.add("concat", {.name = "int8 channels, shared parameters",
                    .inputs = {int8_input({1, 3, 4, 4}, 0.05f, 3), int8_input({1, 5, 4, 4}, 0.05f, 3)},
                    .attrs = {{"axis", int64_t{1}}}, .output_quant = {per_tensor(0.05f, 3)}});
-  t.add("concat", {.name = "int8 requantized inputs (reference only)",
+  t.add("concat", {.name = "int8 channels, one input requantized (NHWC blocks)",
+                   .inputs = {int8_input({2, 3, 4, 4}, 0.05f, 3), int8_input({2, 5, 4, 4}, 0.02f, -9)},
+                   .attrs = {{"axis", int64_t{1}}},
+                   .output_quant = {per_tensor(0.05f, 3)}});
+  t.add("concat", {.name = "int8 requantized inputs",
                    .inputs = {int8_input({2, 3}, 0.05f, 3), int8_input({2, 4}, 0.02f, -1)},
-                   .attrs = {{"axis", int64_t{1}}}, .output_quant = {per_tensor(0.04f, 0)}});
+                   .attrs = {{"axis", int64_t{1}}},
+                   .output_quant = {per_tensor(0.04f, 0)}});
 }
 
 }  // namespace mt::optest

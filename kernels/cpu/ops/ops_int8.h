@@ -26,8 +26,8 @@ MT_CPU_INT8_OP(max_pool2d)
 MT_CPU_INT8_OP(avg_pool2d)
 MT_CPU_INT8_OP(global_avg_pool)
 // ops_int8_elementwise.cpp: qs8 add and mul, qs8 sigmoid, hardswish, silu and hardsigmoid (256-entry
-// tables), and
-// the ops that move int8 bytes unchanged (reshape family, transpose, concat, split, slice)
+// tables), concat (requantizing inputs whose parameters differ from the output's), and the ops that
+// move int8 bytes unchanged (reshape family, transpose, split, slice)
 MT_CPU_INT8_OP(add)
 MT_CPU_INT8_OP(mul)
 MT_CPU_INT8_OP(sigmoid)

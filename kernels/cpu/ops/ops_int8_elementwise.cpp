@@ -1,11 +1,16 @@
 // int8 add and mul (XNNPACK qs8 with numpy broadcasting, both operands read in the output's
-// layout as binary.cpp does), sigmoid (XNNPACK qs8, which fixes the output parameters at scale
-// 1/256, zero point -128), hardswish, silu and hardsigmoid (XNNPACK has no int8 ones: a 256-entry
-// table built at planning from the float function, so each value is rounded once), and the ops that move int8
-// bytes unchanged, which run their float planners when input and output parameters agree.
+// layout as binary.cpp does; mul on the VNNI kernel where it fits), sigmoid (XNNPACK qs8, which
+// fixes the output parameters at scale 1/256, zero point -128), hardswish, silu and hardsigmoid
+// (XNNPACK has no int8 ones: a 256-entry table built at planning from the float function, so each
+// value is rounded once), concat (copies, or a table per input whose parameters differ from the
+// output's), and the ops that move int8 bytes unchanged, which run their float planners when input
+// and output parameters agree.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -176,7 +181,11 @@ std::optional<std::string> check_data_movement_int8(const Graph& graph, const No
   const bool moves = op == "reshape" || op == "flatten" || op == "squeeze" || op == "unsqueeze" || op == "identity" ||
                      op == "transpose" || op == "concat" || op == "split" || op == "slice";
   if (!moves) return std::string("no int8 kernel");
-  const size_t data_inputs = op == "concat" ? node.inputs.size() : 1;
+  if (op == "concat") {  // requantizes the inputs whose parameters differ from its output's
+    if (auto reason = check_all_int8(graph, node)) return reason;
+    return check_concat(graph, node);
+  }
+  const size_t data_inputs = 1;
   if (auto reason = check_int8_activation(graph, node.inputs[0])) return reason;
   const Int8Params reference = int8_params(graph.tensor(node.inputs[0]));
   auto same = [&](const std::string& name) -> std::optional<std::string> {
@@ -189,16 +198,48 @@ std::optional<std::string> check_data_movement_int8(const Graph& graph, const No
     if (auto reason = same(node.inputs[i])) return reason;
   for (const auto& output : node.outputs)
     if (auto reason = same(output)) return reason;
-  if (op == "concat") return check_concat(graph, node);
   if (op == "split") return check_split(graph, node);
   if (op == "slice") return check_slice(graph, node);
   return std::nullopt;
 }
 
+namespace {
+
+// concat: an input with the output's parameters is copied; another goes through a byte table,
+// y = quantize(dequantize(x)) as the reference concat computes it, built at planning (VBMI lookups
+// where int8_vnni(), else a load per byte).
+void plan_concat_int8(NodeContext& c) {
+  const Int8Params y = int8_params(c.output_info(0));
+  std::vector<std::optional<std::array<int8_t, 256>>> tables(c.num_inputs());
+  bool any = false;
+  for (size_t i = 0; i < c.num_inputs(); ++i) {
+    const Int8Params x = int8_params(c.input_info(i));
+    if (x == y) continue;
+    std::array<int8_t, 256> table{};
+    for (int q = -128; q < 128; ++q)
+      table[static_cast<size_t>(q + 128)] =
+          quantize_value(dequantize_value(static_cast<int8_t>(q), x.scale, x.zero_point), y.scale, y.zero_point);
+    tables[i] = table;
+    any = true;
+  }
+  if (!any) return plan_concat(c);
+  const bool vbmi = c.int8_vnni();
+  plan_concat_blocks(c, [tables, vbmi](size_t i, std::byte* dst, const std::byte* src, size_t bytes) {
+    auto* to = reinterpret_cast<int8_t*>(dst);
+    const auto* from = reinterpret_cast<const int8_t*>(src);
+    if (!tables[i]) return static_cast<void>(std::memcpy(dst, src, bytes));
+    const int8_t* entries = tables[i]->data();
+    if (vbmi) return int8_lookup(entries, from, to, bytes);
+    for (size_t k = 0; k < bytes; ++k) to[k] = entries[static_cast<size_t>(from[k] + 128)];
+  });
+}
+
+}  // namespace
+
 void plan_data_movement_int8(NodeContext& c) {
   const std::string& op = c.node().op;
   if (op == "transpose") return plan_transpose(c);
-  if (op == "concat") return plan_concat(c);
+  if (op == "concat") return plan_concat_int8(c);
   if (op == "split") return plan_split(c);
   if (op == "slice") return plan_slice(c);
   plan_reshape(c);
