@@ -117,7 +117,7 @@ MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const int8_t* x, const i
 template <size_t Kernel>
 MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x,
                                    const int8_t* padding, int8_t* y, size_t begin, size_t end, Blocks blocks,
-                                   int16_t* scratch) {
+                                   int16_t* scratch, const int8_t* lookup) {
   constexpr size_t kPairs = (Kernel + 1) / 2, kVectors = Kernel * kPairs;
   const size_t columns = widened_columns(s), c = s.channels;
   const size_t step = column_step(s), stride = s.stride_w / step, dilation = 2 * s.dilation_w / step;
@@ -173,6 +173,11 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
         vnni::requantize_store(dst + ox * c + b * kBlock, mask, acc, multiplier, o);
       }
     }
+    if (lookup == nullptr) continue;
+    // The row's channels of these blocks, still in cache: the whole row, or a run per pixel.
+    const size_t c0 = blocks.first * kBlock, channels = std::min(c, blocks.last * kBlock) - c0;
+    if (channels == c) int8_lookup_rows(lookup, dst, 1, 0, s.out_w * c);
+    else int8_lookup_rows(lookup, dst + c0, s.out_w, c, channels);
   }
 }
 
@@ -181,7 +186,7 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
 #endif
 
 void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x, const int8_t* padding,
-                    int8_t* y, void* scratch, size_t threads, pthreadpool_t pool) {
+                    int8_t* y, void* scratch, size_t threads, pthreadpool_t pool, const int8_t* lookup) {
 #if defined(__x86_64__)
   // One part per thread, each with its own scratch rows: contiguous ranges of output rows, unless
   // channel blocks share the work more evenly (MobileNet's 7x7 layers: 7 rows split 4 / 3, 60
@@ -203,15 +208,15 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
     else begin = rows * part / parts, end = rows * (part + 1) / parts;
     if (begin >= end || mine.first >= mine.last) return;
     int16_t* held = static_cast<int16_t*>(scratch) + part * part_elements;
-    if (w.kernel == 3) depthwise_rows<3>(w, s, x, padding, y, begin, end, mine, held);
-    else depthwise_rows<5>(w, s, x, padding, y, begin, end, mine, held);
+    if (w.kernel == 3) depthwise_rows<3>(w, s, x, padding, y, begin, end, mine, held, lookup);
+    else depthwise_rows<5>(w, s, x, padding, y, begin, end, mine, held, lookup);
   };
   if (parts == 1) return run(0);
   using Run = decltype(run);
   pthreadpool_parallelize_1d(
       pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts, 0);
 #else
-  (void)w, (void)s, (void)x, (void)padding, (void)y, (void)scratch, (void)threads, (void)pool;
+  (void)w, (void)s, (void)x, (void)padding, (void)y, (void)scratch, (void)threads, (void)pool, (void)lookup;
   fail(ExitCode::failure, "internal: int8_depthwise needs AVX512-VNNI");
 #endif
 }

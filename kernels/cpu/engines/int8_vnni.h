@@ -130,9 +130,12 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads
 // y (NHWC) = requantize(depthwise conv(x) + bias); `padding` holds `channels` bytes of the input
 // zero point; `scratch`: int8_depthwise_scratch_bytes(shape, threads), 64-byte aligned. Any stride,
 // dilation and padding; split across up to `threads` of the pool's threads by channel blocks of 16
-// or by output rows, whichever shares the work more evenly (rows on a tie).
+// or by output rows, whichever shares the work more evenly (rows on a tie). With `lookup` (a
+// 256-entry table: an int8 activation the planner fused), each output y becomes lookup[y + 128],
+// applied to each output row (or to the part's channels of it) once it is complete.
 void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& shape, const int8_t* x,
-                    const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool);
+                    const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool,
+                    const int8_t* lookup = nullptr);
 
 // y = requantize((a - a_zero) (b - b_zero), multiplier) (the reference int8 mul: the product is
 // exact in int32, and in float32) over `outer` x `repeat` rows of `inner` values: a and y hold
@@ -156,5 +159,7 @@ void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixel
 // dst[i] = table[src[i] + 128] for n bytes (int8 hardswish and hardsigmoid), 64 at a time
 // (int8_lookup_vbmi.cpp). Requires int8_vnni_enabled().
 void int8_lookup(const int8_t* table, const int8_t* src, int8_t* dst, size_t n);
+// The same in place on `rows` runs of n bytes, `stride` bytes apart (a block of a conv's output).
+void int8_lookup_rows(const int8_t* table, int8_t* data, size_t rows, size_t stride, size_t n);
 
 }  // namespace mt::cpu

@@ -3,6 +3,8 @@
 // listed in kernel_table.cpp's int8 table and chosen for nodes whose first input is int8.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +50,11 @@ void plan_linear_int8_vnni(NodeContext& context);
 // of 16 values or more (squeeze-excitation's per-channel scale); false leaves it to XNNPACK.
 bool plan_mul_int8_vnni(NodeContext& context);
 void plan_global_avg_pool_int8_vnni(NodeContext& context);
+
+// The 256-entry table (the output for input q at q + 128) of an int8 hardswish, silu or hardsigmoid
+// node that the cpu backend runs, or nullopt for any other node (ops_int8_elementwise.cpp). The VNNI
+// convs apply it to their own output when such a node alone reads it.
+std::optional<std::array<int8_t, 256>> int8_activation_table(const Graph& graph, const Node& node);
 
 // Per-tensor scale and zero point of an int8 activation.
 struct Int8Params {

@@ -128,17 +128,20 @@ void plan_sigmoid_int8(NodeContext& c) {
 
 namespace {
 
-// y = table[x]: fn evaluated once per int8 value at planning.
+// fn tabulated for the 256 int8 inputs: quantize(fn(dequantize(q))) at q + 128, as the reference
+// computes each value.
 template <typename Fn>
-void plan_table(NodeContext& c, Fn fn) {
-  const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
+std::array<int8_t, 256> table_of(Int8Params x, Int8Params y, Fn fn) {
   std::array<int8_t, 256> table{};
-  for (int q = -128; q < 128; ++q) {
-    const float h = fn(x.scale * static_cast<float>(q - x.zero_point));
-    float r = std::nearbyint(h / y.scale);
-    r = std::clamp(r, -128.0f - static_cast<float>(y.zero_point), 127.0f - static_cast<float>(y.zero_point));
-    table[static_cast<size_t>(q + 128)] = static_cast<int8_t>(static_cast<int32_t>(r) + y.zero_point);
-  }
+  for (int q = -128; q < 128; ++q)
+    table[static_cast<size_t>(q + 128)] =
+        quantize_value(fn(dequantize_value(static_cast<int8_t>(q), x.scale, x.zero_point)), y.scale, y.zero_point);
+  return table;
+}
+
+// y = table[x] (int8_activation_table).
+void plan_table(NodeContext& c) {
+  const std::array<int8_t, 256> table = *int8_activation_table(c.graph(), c.node());
   const Value in = c.input(0);
   const Value out = c.output(0, in.layout);
   const size_t n = count_of(in);
@@ -160,20 +163,29 @@ std::optional<std::string> check_hardswish_int8(const Graph& graph, const Node& 
   return check_all_int8(graph, node);
 }
 
-void plan_hardswish_int8(NodeContext& c) { plan_table(c, int8_hardswish_function); }
+void plan_hardswish_int8(NodeContext& c) { plan_table(c); }
 
 std::optional<std::string> check_silu_int8(const Graph& graph, const Node& node) { return check_all_int8(graph, node); }
 
-void plan_silu_int8(NodeContext& c) { plan_table(c, int8_silu_function); }
+void plan_silu_int8(NodeContext& c) { plan_table(c); }
 
 std::optional<std::string> check_hardsigmoid_int8(const Graph& graph, const Node& node) {
   return check_all_int8(graph, node);
 }
 
-void plan_hardsigmoid_int8(NodeContext& c) {
-  const auto alpha = static_cast<float>(attr_float(c.node(), "alpha"));
-  const auto beta = static_cast<float>(attr_float(c.node(), "beta"));
-  plan_table(c, [alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); });
+void plan_hardsigmoid_int8(NodeContext& c) { plan_table(c); }
+
+std::optional<std::array<int8_t, 256>> int8_activation_table(const Graph& graph, const Node& node) {
+  if (node.inputs.empty() || node.outputs.empty() || check_all_int8(graph, node)) return std::nullopt;
+  const Int8Params x = int8_params(graph.tensor(node.inputs[0])), y = int8_params(graph.tensor(node.outputs[0]));
+  if (node.op == "hardswish") return table_of(x, y, int8_hardswish_function);
+  if (node.op == "silu") return table_of(x, y, int8_silu_function);
+  if (node.op == "hardsigmoid") {
+    const auto alpha = static_cast<float>(attr_float(node, "alpha")),
+               beta = static_cast<float>(attr_float(node, "beta"));
+    return table_of(x, y, [alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); });
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> check_data_movement_int8(const Graph& graph, const Node& node) {
