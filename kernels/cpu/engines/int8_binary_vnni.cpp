@@ -13,8 +13,8 @@ namespace mt::cpu {
 
 #if defined(__x86_64__)
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored \
-    "-Wuninitialized"    // the intrinsics' unused pass-through operands, as in int8_gemm_vnni.cpp
+// The intrinsics' unused pass-through operands, as in int8_gemm_vnni.cpp.
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #if !defined(__clang__)  // a GCC-only warning group
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif

@@ -294,9 +294,10 @@ TEST_CASE("cpu int8 vnni mul and global average pool: equal the reference arithm
       CHECK_MESSAGE(wrong == 0, "mul " << m.outer << "x" << m.repeat << "x" << m.inner << ": " << wrong << " differ");
       CHECK(y[a.size()] == 55);
     }
-  // Global average pool: channel blocks of 64 and their tail, several images.
-  for (size_t channels : {1, 16, 64, 70, 130})
-    for (size_t pixels : {1, 49, 196}) {
+  // Global average pool: channel blocks of 64 and their tail, several images; from 64 KiB of input
+  // on two threads, in blocks of 16 channels where blocks of 64 are few.
+  for (size_t channels : {1, 16, 64, 70, 144})
+    for (size_t pixels : {1, 49, 196, 784}) {
       const size_t batch = 2;
       const std::vector<int8_t> x = random_int8(batch * pixels * channels, static_cast<uint32_t>(channels + pixels));
       const int32_t x_zero = -20;
