@@ -151,10 +151,12 @@ void int8_mul(const int8_t* a, const int8_t* b, int8_t* y, size_t outer, size_t 
               const Int8MulParams& params, pthreadpool_t pool);
 
 // y[n][c] = requantize(sum over the `pixels` of x[n][p][c] - x_zero, multiplier) (the reference
-// int8 global average pool; multiplier x_scale / (pixels * y_scale) formed as it forms it), NHWC x
-// (int8_pool_vnni.cpp).
+// int8 global average pool; multiplier x_scale / (pixels * y_scale) formed as it forms it), NHWC x,
+// on up to `threads` of the pool's threads, with int8_global_avg_pool_scratch_bytes of scratch
+// for their partial sums (int8_pool_vnni.cpp).
+size_t int8_global_avg_pool_scratch_bytes(size_t batch, size_t channels, size_t threads);
 void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixels, size_t channels, int32_t x_zero,
-                          float multiplier, Int8Output out, pthreadpool_t pool);
+                          float multiplier, Int8Output out, void* scratch, size_t threads, pthreadpool_t pool);
 
 // dst[i] = table[src[i] + 128] for n bytes (int8 hardswish and hardsigmoid), 64 at a time
 // (int8_lookup_vbmi.cpp). Requires int8_vnni_enabled().

@@ -281,10 +281,12 @@ void plan_global_avg_pool_int8_vnni(NodeContext& c) {
   const Int8Output out{.zero_point = y.zero_point, .low = -128, .high = 127};
   const Value xv = c.input(0, nhwc_layout());
   const Value yv = c.output(0, nhwc_layout());
+  const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
+  const Value scratch = c.scratch(int8_global_avg_pool_scratch_bytes(batch, channels, threads));
   const int32_t x_zero = x.zero_point;
-  c.add_kernel({xv, yv}, [=](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({xv, yv, scratch}, [=](Pointers p, pthreadpool_t pool) {
     int8_global_avg_pool(static_cast<const int8_t*>(p[0]), static_cast<int8_t*>(p[1]), batch, pixels, channels, x_zero,
-                         multiplier, out, pool);
+                         multiplier, out, p[2], threads, pool);
   });
 }
 
