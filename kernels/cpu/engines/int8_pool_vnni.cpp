@@ -78,9 +78,9 @@ void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixel
                           float multiplier, Int8Output out, void* scratch, size_t threads, pthreadpool_t pool) {
 #if defined(__x86_64__)
   auto* partial = static_cast<int32_t*>(scratch);
-  // One thread below 256 KiB of input (MobileNetV3's 120 x 28 x 28: 1.8 us alone, 6 us on two).
+  // One thread below 64 KiB of input, where waking the other costs about what it would save.
   const size_t pool_threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
-  const size_t parts = batch * pixels * channels < (size_t{256} << 10) ? 1 : std::min(threads, pool_threads);
+  const size_t parts = batch * pixels * channels < (size_t{64} << 10) ? 1 : std::min(threads, pool_threads);
   // Each part sums its share of an image's pixels (rows, as the convs before it split their
   // outputs, so each thread reads what it wrote) over every channel.
   auto run = [&](size_t unit) {

@@ -294,7 +294,7 @@ TEST_CASE("cpu int8 vnni mul and global average pool: equal the reference arithm
       CHECK_MESSAGE(wrong == 0, "mul " << m.outer << "x" << m.repeat << "x" << m.inner << ": " << wrong << " differ");
       CHECK(y[a.size()] == 55);
     }
-  // Global average pool: channel blocks of 64 and their tail, several images; from 256 KiB of input
+  // Global average pool: channel blocks of 64 and their tail, several images; from 64 KiB of input
   // on two threads, each summing half of the pixels.
   for (size_t channels : {1, 16, 64, 70, 144})
     for (size_t pixels : {1, 49, 196, 784, 1001}) {
