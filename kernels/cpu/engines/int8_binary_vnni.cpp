@@ -12,12 +12,7 @@
 namespace mt::cpu {
 
 #if defined(__x86_64__)
-#pragma GCC diagnostic push
-// The intrinsics' unused pass-through operands, as in int8_gemm_vnni.cpp.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+MT_AVX512_INTRINSICS_BEGIN
 namespace {
 
 // Rows [begin, end) of the outer x repeat rows.
@@ -42,7 +37,7 @@ MT_VNNI_TARGET void mul_rows(const int8_t* a, const int8_t* b, int8_t* y, size_t
 }
 
 }  // namespace
-#pragma GCC diagnostic pop
+MT_AVX512_INTRINSICS_END
 #endif
 
 void int8_mul(const int8_t* a, const int8_t* b, int8_t* y, size_t outer, size_t repeat, size_t inner,

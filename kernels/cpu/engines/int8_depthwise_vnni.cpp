@@ -70,11 +70,7 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
 }
 
 #if defined(__x86_64__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"  // _mm512_min_ps/max_ps, as in int8_gemm_vnni.cpp
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+MT_AVX512_INTRINSICS_BEGIN
 namespace {
 
 // Channel blocks [first, last) of 16 channels: the share of the work of one thread.
@@ -201,7 +197,7 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
 }
 
 }  // namespace
-#pragma GCC diagnostic pop
+MT_AVX512_INTRINSICS_END
 #endif
 
 void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x, const int8_t* padding,

@@ -79,13 +79,7 @@ bool int8_conv_gathers(size_t kernel_h, size_t kernel_w, size_t channels) {
 }
 
 #if defined(__x86_64__)
-// GCC 12 warns that _mm512_min_ps/_mm512_max_ps use an uninitialised value: their unused
-// pass-through operand is _mm512_undefined_ps(), on purpose.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+MT_AVX512_INTRINSICS_BEGIN
 namespace {
 
 // Rows [0, R) of C's columns [0, 32) (stores masked by mask0/mask1) from one panel. Row r's k
@@ -303,7 +297,7 @@ MT_VNNI_TARGET void gather_window(const PackedConvShape& s, const WindowWalk& wa
 }
 
 }  // namespace
-#pragma GCC diagnostic pop
+MT_AVX512_INTRINSICS_END
 #endif
 
 void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool) {

@@ -15,12 +15,7 @@ namespace mt::cpu {
 constexpr size_t kChannelBlock = 64;
 
 #if defined(__x86_64__)
-#pragma GCC diagnostic push
-// The intrinsics' unused pass-through operands, as in int8_gemm_vnni.cpp.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+MT_AVX512_INTRINSICS_BEGIN
 namespace {
 
 // Adds pixels [p0, p1) of channels [c0, c0 + count) (count <= 64) of one image to sums[0, count).
@@ -67,7 +62,7 @@ MT_VNNI_TARGET void add_parts(int32_t* partial, size_t parts, size_t channels) {
 }
 
 }  // namespace
-#pragma GCC diagnostic pop
+MT_AVX512_INTRINSICS_END
 #endif
 
 size_t int8_global_avg_pool_scratch_bytes(size_t batch, size_t channels, size_t threads) {

@@ -8,9 +8,7 @@
 
 #include "kernels/cpu/plan/parallel.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "kernels/cpu/engines/int8_vnni_requant.h"  // immintrin.h, MT_AVX512_INTRINSICS_BEGIN
 
 namespace mt::cpu {
 namespace {
@@ -38,13 +36,7 @@ void quantize_portable(const float* x, size_t stride, int8_t* y, size_t y_stride
 
 #if defined(__x86_64__)
 #define MT_QUANTIZE_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
-// GCC 12 warns that _mm512_min_ps/_mm512_max_ps use an uninitialised value: their unused
-// pass-through operand is _mm512_undefined_ps(), on purpose.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+MT_AVX512_INTRINSICS_BEGIN
 
 struct Vectors {
   __m512 scale, low, high;
@@ -108,7 +100,7 @@ MT_QUANTIZE_TARGET void quantize_tiles_to_nhwc(const float* x, int8_t* y, size_t
   }
 }
 
-#pragma GCC diagnostic pop
+MT_AVX512_INTRINSICS_END
 #endif
 
 }  // namespace
