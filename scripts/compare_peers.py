@@ -10,6 +10,7 @@ Runners, each timing the same model with the same input (input.npy of scripts/ex
                    package onnxruntime-node (installed here with npm install --ignore-scripts)
   onnxruntime-int8 ONNX Runtime on the QDQ export of the same torchvision model quantized by PyTorch
                    (scripts/mt_models/quantized.py: qnnpack qconfig, image-like calibration)
+  mt-int8-qdq      mt on that same QDQ file: mt-convert (which imports its scales) | mt-fuse | mt-prepack
   mt               the mt pipeline that exists in the build: mt-convert | mt-fuse | mt-prepack
                    (each step when its tool is built), then mt-bench --device cpu --format json
   mt-int8          mt-convert | mt-fuse | mt-quantize --calibration input.npy | mt-prepack of the
@@ -21,7 +22,9 @@ as GOPS at 1 thread for the fp32 and int8 runners.
 
 Every runner is a separate process timing a warm-up and then a fixed number of runs; the table
 shows medians. For each model and thread count the runners go in a rotated order, so slow drifts
-of the machine (other load, heat) fall on all of them alike. With --cpu-time every 1-thread runner
+of the machine (other load, heat) fall on all of them alike. With --rounds N the whole sequence runs
+N times; the table then shows the median of the rounds' medians, and a 2-thread speedup is the
+median of the rounds' own 1-thread / 2-thread ratios (each round measures both back to back). With --cpu-time every 1-thread runner
 is also measured in CPU time per inference, which other load on the machine hardly moves. Not a
 test: no thresholds.
 
@@ -29,6 +32,8 @@ test: no thresholds.
     /usr/bin/python3 scripts/compare_peers.py --models resnet18 --threads 1 --iterations 10
     /usr/bin/python3 scripts/compare_peers.py --models mobilenet_v2,resnet18 --cpu-time \
         --runners onnxruntime,onnxruntime-int8,mt,mt-int8,mt-int8-xnnpack
+    chrt -f 10 /usr/bin/python3 scripts/compare_peers.py --rounds 5 --threads 1,2 \
+        --runners onnxruntime-int8,mt-int8-qdq,mt-int8,mt-int8-xnnpack,mt
 """
 import argparse
 import datetime
@@ -51,13 +56,16 @@ MODELS = ["mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "efficie
           "deeplabv3_mobilenet_v3_large"]
 # torchvision.models.quantization has these (with fuse_model() and qnnpack support).
 QUANTIZABLE = {"mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "shufflenet_v2_x1_0"}  # = quantized.QUANTIZABLE
-RUNNERS = ["torch-lite", "torch-lite-int8", "onnxruntime", "onnxruntime-int8", "mt", "mt-int8", "mt-int8-xnnpack"]
+RUNNERS = ["torch-lite", "torch-lite-int8", "onnxruntime", "onnxruntime-int8", "mt", "mt-int8", "mt-int8-xnnpack",
+           "mt-int8-qdq"]
 LABELS = {"torch-lite": "PyTorch lite fp32", "torch-lite-int8": "PyTorch lite qnnpack int8",
           "onnxruntime": "ONNX Runtime (CPU)", "onnxruntime-int8": "ONNX Runtime int8 (QDQ)", "mt": "mt cpu",
-          "mt-int8": "mt cpu int8", "mt-int8-xnnpack": "mt cpu int8 XNNPACK"}
-# Models with a QDQ export (scripts/mt_models/quantized.py QUANTIZABLE): the onnxruntime-int8 runner's files.
-QDQ = {"mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50"}
-MT_INT8_RUNNERS = ("mt-int8", "mt-int8-xnnpack")
+          "mt-int8": "mt cpu int8", "mt-int8-xnnpack": "mt cpu int8 XNNPACK", "mt-int8-qdq": "mt cpu int8 (QDQ file)"}
+# Models with a QDQ export (scripts/mt_models/quantized.py QUANTIZABLE and FX_QUANTIZED): the files of the
+# onnxruntime-int8 and mt-int8-qdq runners.
+QDQ = {"mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "shufflenet_v2_x1_0", "efficientnet_b0"}
+MT_INT8_RUNNERS = ("mt-int8", "mt-int8-xnnpack")  # the mt-quantize model
+MT_QDQ_RUNNER = "mt-int8-qdq"
 ORT_PACKAGE = "onnxruntime-node@1.30.0"
 CALIBRATION_BATCHES = 4
 
@@ -319,6 +327,8 @@ def parse_args():
     parser.add_argument("--out-md", type=pathlib.Path, default=ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--out-png", type=pathlib.Path, default=ROOT / "docs" / "benchmarks.png")
     parser.add_argument("--timeout", type=int, default=900, help="seconds allowed per runner invocation")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat every measurement this many times, interleaved (default: %(default)s)")
     parser.add_argument("--cpu-time", action="store_true",
                         help="also measure each runner's CPU time per inference at 1 thread (3 more pairs of runs; "
                              "robust where other work loads the machine)")
@@ -341,6 +351,8 @@ def parse_args():
         parser.error(f"--runners: unknown {unknown}; choose from {RUNNERS}")
     if args.cpu_time and args.iterations <= 2:
         parser.error("--cpu-time needs --iterations above 2")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     return args
 
 
@@ -357,7 +369,7 @@ class Session:
 
     def export_models(self):
         names = list(self.args.models)
-        if "onnxruntime-int8" in self.args.runners:
+        if "onnxruntime-int8" in self.args.runners or MT_QDQ_RUNNER in self.args.runners:
             names += [f"{m}_qdq" for m in self.args.models if m in QDQ]
         log(f"exporting {', '.join(names)} into {self.models_dir} (skips models already current)")
         subprocess.run([sys.executable, str(SCRIPTS / "export_models.py"), "--only", ",".join(names),
@@ -403,6 +415,15 @@ class Session:
                     self.mt_ops[model] = self.count_ops(tools, out)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
                     self.failures[(model, "mt")] = f"pipeline failed: {e}"
+            if MT_QDQ_RUNNER in self.args.runners and model in QDQ:
+                out = self.work / "mt" / f"{model}.qdq.mt"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                try:  # the same file ONNX Runtime runs, through the fp32 pipeline (mt-convert imports its scales)
+                    build_mt_model(mt_pipeline(tools), self.models_dir / f"{model}_qdq" / "model.onnx", d / "input.npy",
+                                   out)
+                    self.mt_models[(model, MT_QDQ_RUNNER)] = out
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                    self.failures[(model, MT_QDQ_RUNNER)] = f"pipeline failed: {e}"
             if int8:
                 out = self.work / "mt" / f"{model}.int8.mt"
                 out.parent.mkdir(parents=True, exist_ok=True)
@@ -449,7 +470,7 @@ class Session:
             input_name = json.loads((q / "info.json").read_text())["input"]["name"]
             return run_json(["node", str(self.ort_script), str(q / "model.onnx"), str(d / "input.npy"), input_name,
                              str(threads), str(a.warmup), str(iterations)], a.timeout)
-        if runner in ("mt",) + MT_INT8_RUNNERS:
+        if runner in ("mt", MT_QDQ_RUNNER) + MT_INT8_RUNNERS:
             key = model if runner == "mt" else (model, runner)
             if key not in self.mt_models:
                 return None
@@ -476,27 +497,42 @@ class Session:
 
     def run_all(self):
         order = list(self.args.runners)
+        self.round_loads = []  # the 1-minute load average as each round starts, and after the last
         k = 0
-        for model in self.args.models:
-            for threads in self.args.threads:
-                rotated = order[k % len(order):] + order[:k % len(order)]
-                k += 1
-                for runner in rotated:
-                    if (model, runner) in self.failures:
-                        continue
-                    try:
-                        result = self.measure(model, threads, runner)
-                    except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError, KeyError) as e:
-                        self.failures[(model, runner)] = str(e)
-                        log(f"{model} x{threads} {runner}: FAILED: {e}")
-                        continue
-                    if result is None:
-                        continue
-                    result["median_ms"] = statistics.median(result["samples_ms"])
-                    if self.args.cpu_time and threads == 1:
-                        result["cpu_ms"] = self.cpu_per_inference(model, runner)
-                    self.results[(model, threads, runner)] = result
-                    log(f"{model} x{threads} {runner}: median {result['median_ms']:.2f} ms")
+        for round_index in range(self.args.rounds):
+            self.round_loads.append(load_average())
+            for model in self.args.models:
+                for threads in self.args.threads:
+                    rotated = order[k % len(order):] + order[:k % len(order)]
+                    k += 1
+                    for runner in rotated:
+                        if (model, runner) in self.failures:
+                            continue
+                        try:
+                            result = self.measure(model, threads, runner)
+                        except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError, KeyError) as e:
+                            self.failures[(model, runner)] = str(e)
+                            log(f"{model} x{threads} {runner}: FAILED: {e}")
+                            continue
+                        if result is None:
+                            continue
+                        result["median_ms"] = statistics.median(result["samples_ms"])
+                        if self.args.cpu_time and threads == 1:
+                            result["cpu_ms"] = self.cpu_per_inference(model, runner)
+                        self.record(model, threads, runner, result)
+                        log(f"round {round_index + 1}/{self.args.rounds}: {model} x{threads} {runner}: median "
+                            f"{result['median_ms']:.2f} ms")
+        self.round_loads.append(load_average())
+
+    def record(self, model: str, threads: int, runner: str, result: dict):
+        """Keeps one round's result; over several rounds, median_ms (and cpu_ms) become the median of the
+        rounds' values, which stay listed in round_medians (round_cpu_ms)."""
+        kept = self.results.setdefault((model, threads, runner), {**result, "round_medians": [], "round_cpu_ms": []})
+        kept["round_medians"].append(result["median_ms"])
+        kept["median_ms"] = statistics.median(kept["round_medians"])
+        if "cpu_ms" in result:
+            kept["round_cpu_ms"].append(result["cpu_ms"])
+            kept["cpu_ms"] = statistics.median(kept["round_cpu_ms"])
 
 
 def ratio_cell(value, base):
@@ -536,6 +572,8 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
         "- **mt cpu int8**: the fp32 pipeline with `mt-quantize --calibration input.npy` before `mt-prepack`, run "
         "on the cpu backend's own AVX512-VNNI int8 kernels (`kernels/cpu/engines/int8_vnni.h`) where the CPU has them; "
         "**mt cpu int8 XNNPACK**: the same file with `MT_CPU_INT8_VNNI=0` (XNNPACK's qs8/qc8 operators).",
+        "- **mt cpu int8 (QDQ file)**: the file ONNX Runtime int8 runs, through `mt-convert` (which imports its "
+        "scales) `| mt-fuse | mt-prepack --backend cpu`.",
         "",
     ]
     for runner, reason in session.notes.items():
@@ -568,9 +606,10 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
 
 
 def int8_table(session: Session) -> list:
-    """int8 against ONNX Runtime int8 and against mt's own fp32, the 2-thread speedup, and GOPS."""
+    """int8 against ONNX Runtime int8 (on the same QDQ file, and mt-quantize's own model), against mt's own
+    fp32 and XNNPACK int8 path, the 2-thread speedups, and GOPS."""
     a = session.args
-    if not any(r in a.runners for r in MT_INT8_RUNNERS):
+    if not any(r in a.runners for r in MT_INT8_RUNNERS + (MT_QDQ_RUNNER,)):
         return []
 
     def median(model, threads, runner):
@@ -583,21 +622,34 @@ def int8_table(session: Session) -> list:
         ops = session.mt_ops.get(model)
         return f"{ops / v / 1e6:.0f}" if ops and v else "–"
 
+    def speedup(model, threads, runner):
+        """The 1-thread time over this thread count's: the median of the rounds' own ratios."""
+        one = session.results.get((model, 1, runner), {}).get("round_medians", [])
+        many = session.results.get((model, threads, runner), {}).get("round_medians", [])
+        ratios = [x / y for x, y in zip(one, many) if y]
+        return f"{statistics.median(ratios):.2f}" if ratios and threads != 1 else "–"
+
+    loads = ", ".join(getattr(session, "round_loads", []))
     lines = ["", "### int8", "",
-             "mt int8 against ONNX Runtime int8 on PyTorch's QDQ export of the same network, against mt's own fp32 "
-             "and against its XNNPACK int8 path; GOPS = operations of one inference (2 per multiply-add, from "
-             "`mt-bench --profile`) over the median. Speedup: the 1-thread median over the 2-thread one.", "",
-             "| model | threads | ONNX Runtime int8 | mt int8 XNNPACK | mt int8 | mt fp32 | mt int8 / ORT int8 | "
-             "mt int8 / mt fp32 | mt int8 / XNNPACK path | mt int8 speedup | GOPS mt int8 | GOPS mt fp32 |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "mt int8 against ONNX Runtime int8: on PyTorch's QDQ export of the network (the same file in both "
+             "runtimes: mt-convert imports its scales), and mt-quantize's own int8 model of the fp32 export; against "
+             "mt's own fp32 and its XNNPACK int8 path (`MT_CPU_INT8_VNNI=0`). GOPS = operations of one inference "
+             "(2 per multiply-add, from `mt-bench --profile`) over the median. Speedup: the 1-thread median over "
+             f"this thread count's ({a.rounds} round{'s' if a.rounds != 1 else ''}: the median of the rounds' ratios). "
+             f"Load average (1 min) as each round started, and at the end: {loads}.", "",
+             "| model | threads | ONNX Runtime int8 | mt int8, same QDQ file | mt int8 (mt-quantize) | mt int8 XNNPACK "
+             "| mt fp32 | QDQ file: mt / ORT | mt int8 / ORT int8 | mt int8 / mt fp32 | mt int8 / XNNPACK path | "
+             "ORT int8 speedup | mt QDQ speedup | mt int8 speedup | GOPS mt int8 | GOPS mt fp32 |",
+             "|---|---|" + "---:|" * 14]
     for model in a.models:
         for threads in a.threads:
-            ort, xnn = median(model, threads, "onnxruntime-int8"), median(model, threads, "mt-int8-xnnpack")
-            mine, fp32 = median(model, threads, "mt-int8"), median(model, threads, "mt")
-            one = median(model, 1, "mt-int8")
-            speedup = f"{one / mine:.2f}" if one and mine and threads != 1 else "–"
-            lines.append(f"| {model} | {threads} | {ms(ort)} | {ms(xnn)} | {ms(mine)} | {ms(fp32)} | "
-                         f"{ratio_cell(mine, ort)} | {ratio_cell(mine, fp32)} | {ratio_cell(mine, xnn)} | {speedup} | "
+            ort, qdq = median(model, threads, "onnxruntime-int8"), median(model, threads, MT_QDQ_RUNNER)
+            mine, xnn = median(model, threads, "mt-int8"), median(model, threads, "mt-int8-xnnpack")
+            fp32 = median(model, threads, "mt")
+            lines.append(f"| {model} | {threads} | {ms(ort)} | {ms(qdq)} | {ms(mine)} | {ms(xnn)} | {ms(fp32)} | "
+                         f"{ratio_cell(qdq, ort)} | {ratio_cell(mine, ort)} | {ratio_cell(mine, fp32)} | "
+                         f"{ratio_cell(mine, xnn)} | {speedup(model, threads, 'onnxruntime-int8')} | "
+                         f"{speedup(model, threads, MT_QDQ_RUNNER)} | {speedup(model, threads, 'mt-int8')} | "
                          f"{gops(model, mine)} | {gops(model, fp32)} |")
     if not a.cpu_time:
         return lines
@@ -670,7 +722,7 @@ def main() -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     session.export_models()
 
-    tools = find_mt_tools(args.mt_bin) if any(r in ("mt",) + MT_INT8_RUNNERS for r in args.runners) else {}
+    tools = find_mt_tools(args.mt_bin) if any(r in ("mt", MT_QDQ_RUNNER) + MT_INT8_RUNNERS for r in args.runners) else {}
     pipeline_note = " | ".join(os.path.basename(step[0]) + (" --backend cpu" if "mt-prepack" in step[0] else "")
                                for step in mt_pipeline(tools)) if tools else "not run"
     ort_script = None

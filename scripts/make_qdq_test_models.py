@@ -14,6 +14,9 @@ built with the onnx helper API and covers one pattern of lib/import/fold_qdq.cpp
   qdq_matmul          MatMul with int8 weights per column (axis 1), uint8 activations, a 3-D input
   qdq_add             Add of two uint8 tensors with different scales, Relu folded
   qdq_pools           MaxPool, AveragePool, GlobalAveragePool and Concat between Q/DQ pairs
+  qdq_concat_requantize Concat of int8 and uint8 inputs whose scales and zero points differ from the output's
+                      (PyTorch's quantized cat, ShuffleNetV2's blocks): int8 concat requantizing each input
+  qdq_silu            x * Sigmoid(x) between a DequantizeLinear and a QuantizeLinear (SiLU, EfficientNet): int8 silu
   qlinear_conv        QLinearConv (uint8 x, int8 per-channel weights, int32 bias)
   qlinear_matmul      QLinearMatMul (uint8 a, int8 b)
   qdq_conv_zero_point weights with a nonzero zero point: imported as an exact float32 conv
@@ -157,6 +160,21 @@ def qdq_pools(rng):
     return b.model([("x", [1, 6, 9, 9])], "y"), 0.02, (5, 0)
 
 
+def qdq_concat_requantize(rng):
+    b = Builder()
+    x1 = b.qdq("x", 0.03, np.uint8(100))
+    x2 = b.qdq(b.node("Neg", ["x"]), 0.045, np.int8(7))
+    b.qdq(b.node("Concat", [x1, x2], axis=1), 0.05, np.uint8(128))
+    return b.model([("x", [1, 5, 4, 3])], "y"), 0.05, (1, 0)
+
+
+def qdq_silu(rng):
+    b = Builder()
+    x = b.qdq("x", 0.03, np.uint8(110))
+    b.qdq(b.node("Mul", [x, b.node("Sigmoid", [x])]), 0.02, np.uint8(14))
+    return b.model([("x", [1, 4, 5, 5])], "y"), 0.02, (1, 0)
+
+
 def qlinear_conv(rng):
     b = Builder()
     xs, ws = 0.02, conv_weights(rng, 6, True)
@@ -249,8 +267,8 @@ def dynamic_conv(rng):
     return b.model([("x", [1, 3, 9, 8])], "y"), 1e-5, None
 
 
-MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_gemm_transposed, qdq_matmul, qdq_add, qdq_pools, qlinear_conv,
-          qlinear_matmul, qdq_conv_zero_point, conv_integer, conv_integer_int8, matmul_integer, matmul_integer_uint8,
+MODELS = [qdq_conv, qdq_depthwise, qdq_gemm, qdq_gemm_transposed, qdq_matmul, qdq_add, qdq_pools,
+          qdq_concat_requantize, qdq_silu, qlinear_conv, qlinear_matmul, qdq_conv_zero_point, conv_integer, conv_integer_int8, matmul_integer, matmul_integer_uint8,
           dynamic_matmul, dynamic_conv]
 
 

@@ -5,11 +5,13 @@
 //   half an accumulator step); weights with a nonzero zero point stay float32;
 // - a relu or clamp between the op and quantize is the int8 op's clamp: quantize is monotonic, so
 //   quantize(clamp(v, lo, hi)) = clamp(quantize(v), quantize(lo), quantize(hi));
-// - ops that move bytes (data movement, max pooling, concat) fold only when input and output
-//   parameters agree, sigmoid only at XNNPACK's fixed output parameters;
+// - ops that move bytes (data movement, max pooling) fold only when input and output parameters
+//   agree, sigmoid only at XNNPACK's fixed output parameters; concat requantizes each input whose
+//   parameters differ from its output's, as quantize(dequantize(x)) does;
 // - quantize(dequantize(q)) with q's own parameters is q;
-// - x * hardsigmoid(x) (alpha 1/6, beta 1/2), PyTorch's export of hardswish, is int8 hardswish, whose
-//   table evaluates the float function once per int8 value (float32 rounding of the formula aside).
+// - x * hardsigmoid(x) (alpha 1/6, beta 1/2), PyTorch's export of hardswish, is int8 hardswish, and
+//   x * sigmoid(x) (SiLU) int8 silu, whose tables evaluate the float function once per int8 value
+//   (float32 rounding of the formula aside).
 #include "lib/import/fold_qdq.h"
 
 #include <spdlog/spdlog.h>
@@ -75,9 +77,9 @@ class Folder {
       quantized = quantized || node.op == "quantize" || node.op == "dequantize";
       if (node.op == "quantize") {
         drop_requantize(i);
-      } else if (node.op == "hardsigmoid" && in_hardswish(i)) {
+      } else if ((node.op == "hardsigmoid" || node.op == "sigmoid") && in_gated(i)) {
         continue;  // folded with its mul
-      } else if (node.op == "mul" && fold_hardswish(i)) {
+      } else if (node.op == "mul" && fold_gated(i)) {
         continue;
       } else if (is_compute(node.op) || is_data_movement(node.op)) {
         const bool involved = touches_qdq(i);
@@ -167,7 +169,7 @@ class Folder {
     const std::string y = node_at(*next).outputs[0];
     const QuantParams& y_params = *graph_.tensor(y).quant;
 
-    if (is_data_movement(node.op) || node.op == "max_pool2d" || node.op == "concat")
+    if (is_data_movement(node.op) || node.op == "max_pool2d")
       for (const auto& q : sources)
         if (*graph_.tensor(q).quant != y_params)
           return fmt::format("'{}' and '{}' have different quantization parameters; mt's int8 {} moves bytes", q, y,
@@ -190,10 +192,12 @@ class Folder {
     return std::nullopt;
   }
 
-  // The mul of x * hardsigmoid(x) whose hardsigmoid is node i, if it is that pattern.
-  std::optional<size_t> hardswish_mul(size_t i) const {
+  // The mul of x * gate(x) whose gate (a hardsigmoid with alpha 1/6 and beta 1/2, or a sigmoid) is
+  // node i, if it is that pattern: hardswish or silu.
+  std::optional<size_t> gated_mul(size_t i) const {
     const Node& h = node_at(i);
-    if (!relatively_equal(attr_float(h, "alpha"), 1.0 / 6.0) || attr_float(h, "beta") != 0.5) return std::nullopt;
+    if (h.op == "hardsigmoid" && (!relatively_equal(attr_float(h, "alpha"), 1.0 / 6.0) || attr_float(h, "beta") != 0.5))
+      return std::nullopt;
     const auto mul = sole_reader(h.outputs[0]);
     if (!mul || node_at(*mul).op != "mul") return std::nullopt;
     const Node& m = node_at(*mul);
@@ -202,20 +206,22 @@ class Folder {
     return mul;
   }
 
-  bool in_hardswish(size_t i) const { return hardswish_mul(i).has_value() && dequantized_from(node_at(i).inputs[0]); }
+  bool in_gated(size_t i) const { return gated_mul(i).has_value() && dequantized_from(node_at(i).inputs[0]); }
 
-  // mul(x, hardsigmoid(x)) -> quantize, x dequantized: int8 hardswish.
-  bool fold_hardswish(size_t i) {
+  // mul(x, gate(x)) -> quantize, x dequantized: int8 hardswish (gate hardsigmoid) or silu (sigmoid).
+  bool fold_gated(size_t i) {
     const Node& mul = node_at(i);
     for (size_t k = 0; k < 2; ++k) {
       auto h = producer_.find(mul.inputs[k]);
-      if (h == producer_.end() || removed_[h->second] || node_at(h->second).op != "hardsigmoid") continue;
-      if (hardswish_mul(h->second) != i) continue;
+      if (h == producer_.end() || removed_[h->second]) continue;
+      const std::string& gate = node_at(h->second).op;
+      if ((gate != "hardsigmoid" && gate != "sigmoid") || gated_mul(h->second) != i) continue;
       const auto q = dequantized_from(node_at(h->second).inputs[0]);
       const auto next = sole_reader(mul.outputs[0]);
       if (!q || !next || node_at(*next).op != "quantize") return false;
       const std::string y = node_at(*next).outputs[0];
-      graph_.nodes[i] = Node{.name = mul.name, .op = "hardswish", .inputs = {*q}, .outputs = {y}};
+      graph_.nodes[i] =
+          Node{.name = mul.name, .op = gate == "sigmoid" ? "silu" : "hardswish", .inputs = {*q}, .outputs = {y}};
       removed_[h->second] = true;
       removed_[*next] = true;
       ++report_.int8_nodes;

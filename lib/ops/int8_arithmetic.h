@@ -31,4 +31,10 @@ inline int8_t requantize(int32_t acc, float multiplier, int32_t zero_point, int3
   return static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + zero_point);
 }
 
+// The float functions of the int8 activations that quantize their input's values one by one:
+// the reference int8 kernels apply them per element, the cpu ones tabulate them for the 256 int8
+// inputs, so both must evaluate the same float32 expression.
+inline float int8_hardswish_function(float v) { return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f; }
+inline float int8_silu_function(float v) { return v / (1.0f + std::exp(-v)); }
+
 }  // namespace mt

@@ -109,6 +109,20 @@ void add_int8_cases(CaseTable& t) {
   t.add("mul", {.name = "int8 broadcast [1,6,1,1] (squeeze-excitation)",
                 .inputs = {int8_input({1, 6, 4, 4}, 0.05f, 0), int8_input({1, 6, 1, 1}, 1.0f / 256, -128)},
                 .output_quant = {per_tensor(0.04f, 0)}, .integer_tolerance = 1});
+  // The VNNI mul (int8_mul): a broadcast of 16 values or more per row, either operand first, two
+  // images, odd channel counts; elementwise at a count off the 16-value steps.
+  t.add("mul", {.name = "int8 squeeze-excitation [2,37,3,5] x [2,37,1,1]",
+                .inputs = {int8_input({2, 37, 3, 5}, 0.05f, -6), int8_input({2, 37, 1, 1}, 1.0f / 256, -128)},
+                .output_quant = {per_tensor(0.03f, 2)},
+                .integer_tolerance = 1});
+  t.add("mul", {.name = "int8 broadcast operand first [1,20,1,1] x [1,20,4,3]",
+                .inputs = {int8_input({1, 20, 1, 1}, 0.02f, 11), int8_input({1, 20, 4, 3}, 0.04f, -1)},
+                .output_quant = {per_tensor(0.05f, -3)},
+                .integer_tolerance = 1});
+  t.add("mul", {.name = "int8 same shapes, 67 values",
+                .inputs = {int8_input({67}, 0.05f, 2), int8_input({67}, 0.03f, -8)},
+                .output_quant = {per_tensor(0.09f, 1)},
+                .integer_tolerance = 1});
   t.add("max_pool2d", {.name = "int8 3x3 s2 pads 1",
                        .inputs = {int8_input({1, 5, 9, 9}, 0.05f, 3)},
                        .attrs = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}},
@@ -126,19 +140,31 @@ void add_int8_cases(CaseTable& t) {
                        .output_quant = {per_tensor(0.02f, 5)}, .integer_tolerance = 1});
   t.add("global_avg_pool", {.name = "int8 1x16x7x7", .inputs = {int8_input({1, 16, 7, 7}, 0.05f, 3)},
                             .output_quant = {per_tensor(0.01f, -2)}, .integer_tolerance = 1});
+  t.add("global_avg_pool", {.name = "int8 2x70x5x3 (blocks of 64 channels and a tail)",
+                            .inputs = {int8_input({2, 70, 5, 3}, 0.05f, -20)},
+                            .output_quant = {per_tensor(0.02f, 7)},
+                            .integer_tolerance = 1});
   t.add("sigmoid", {.name = "int8 output 1/256 zp -128", .inputs = {int8_input({1, 3, 4, 5}, 0.05f, 0)},
                     .output_quant = {per_tensor(1.0f / 256, -128)}, .integer_tolerance = 1});
   t.add("hardswish", {.name = "int8 scale 0.04 zp 10", .inputs = {int8_input({1, 3, 4, 5}, 0.04f, 10)},
                       .output_quant = {per_tensor(0.03f, -60)}});
+  t.add("silu", {.name = "int8 scale 0.05 zp -20",
+                 .inputs = {int8_input({1, 3, 4, 5}, 0.05f, -20)},
+                 .output_quant = {per_tensor(0.03f, -100)}});
   t.add("hardsigmoid", {.name = "int8 alpha 1/6 beta 0.5", .inputs = {int8_input({1, 6, 1, 1}, 0.05f, 0)},
                         .attrs = {{"alpha", 1.0 / 6}, {"beta", 0.5}},
                         .output_quant = {per_tensor(1.0f / 255, -128)}});
   t.add("concat", {.name = "int8 channels, shared parameters",
                    .inputs = {int8_input({1, 3, 4, 4}, 0.05f, 3), int8_input({1, 5, 4, 4}, 0.05f, 3)},
                    .attrs = {{"axis", int64_t{1}}}, .output_quant = {per_tensor(0.05f, 3)}});
-  t.add("concat", {.name = "int8 requantized inputs (reference only)",
+  t.add("concat", {.name = "int8 channels, one input requantized (NHWC blocks)",
+                   .inputs = {int8_input({2, 3, 4, 4}, 0.05f, 3), int8_input({2, 5, 4, 4}, 0.02f, -9)},
+                   .attrs = {{"axis", int64_t{1}}},
+                   .output_quant = {per_tensor(0.05f, 3)}});
+  t.add("concat", {.name = "int8 requantized inputs",
                    .inputs = {int8_input({2, 3}, 0.05f, 3), int8_input({2, 4}, 0.02f, -1)},
-                   .attrs = {{"axis", int64_t{1}}}, .output_quant = {per_tensor(0.04f, 0)}});
+                   .attrs = {{"axis", int64_t{1}}},
+                   .output_quant = {per_tensor(0.04f, 0)}});
 }
 
 }  // namespace mt::optest

@@ -107,10 +107,11 @@ PrepackOptions packed_in(const std::string& precision) {
 }
 
 // The ops whose kernels a cpu kernel path or a prepacked form changes.
-// packed_gemm: one-group convs and Winograd's GEMMs; int8_vnni: int8 convs, linear layers, and the
-// int8 hardswish/hardsigmoid tables; XNNPACK's fully-connected operator is tiled differently from
-// its convolution one, so linear is run again too.
-const std::set<std::string, std::less<>> kOwnCpuKernelOps = {"conv2d", "linear", "hardswish", "hardsigmoid"};
+// packed_gemm: one-group convs and Winograd's GEMMs; int8_vnni: int8 convs, linear layers, mul,
+// global average pooling and the int8 hardswish/silu/hardsigmoid and concat tables; XNNPACK's fully-connected
+// operator is tiled differently from its convolution one, so linear is run again too.
+const std::set<std::string, std::less<>> kOwnCpuKernelOps = {"conv2d",      "linear", "hardswish",       "silu",
+                                                             "hardsigmoid", "mul",    "global_avg_pool", "concat"};
 // Winograd takes 3x3 stride-1 conv2d only (tests/ops/cases_conv.cpp has cases large enough).
 const std::set<std::string, std::less<>> kWinogradOps = {"conv2d"};
 // mt-prepack reorders conv weights for cpu (OHWI), and conv and linear weights for vulkan.

@@ -70,11 +70,7 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
 }
 
 #if defined(__x86_64__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"  // _mm512_min_ps/max_ps, as in int8_gemm_vnni.cpp
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+MT_AVX512_INTRINSICS_BEGIN
 namespace {
 
 // Channel blocks [first, last) of 16 channels: the share of the work of one thread.
@@ -112,12 +108,27 @@ MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const int8_t* x, const i
   }
 }
 
+// One output pixel's sums over a Kernel x Kernel window of one block of 16 channels: the pairs of
+// widened column `left` (+ j * dilation) of each kernel row's widened row, alternately into `even`
+// and `odd` (two dependency chains; their sum is the pixel's accumulator).
+template <size_t Kernel>
+MT_VNNI_TARGET inline void accumulate(const int16_t* const* rows, size_t left, size_t dilation, const __m512i* weights,
+                                      __m512i& even, __m512i& odd) {
+  constexpr size_t kPairs = (Kernel + 1) / 2;
+#pragma GCC unroll 15
+  for (size_t v = 0; v < Kernel * kPairs; ++v) {
+    const __m512i pair = _mm512_load_si512(rows[v / kPairs] + (left + v % kPairs * dilation) * 2 * kBlock);
+    if (v % 2 == 0) even = _mm512_dpwssd_epi32(even, pair, weights[v]);
+    else odd = _mm512_dpwssd_epi32(odd, pair, weights[v]);
+  }
+}
+
 // Output rows [begin, end) (over all images), channel blocks `blocks`, of a Kernel x Kernel
 // depthwise conv, with Kernel widened rows (of those blocks) in scratch.
 template <size_t Kernel>
 MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x,
                                    const int8_t* padding, int8_t* y, size_t begin, size_t end, Blocks blocks,
-                                   int16_t* scratch) {
+                                   int16_t* scratch, const int8_t* lookup) {
   constexpr size_t kPairs = (Kernel + 1) / 2, kVectors = Kernel * kPairs;
   const size_t columns = widened_columns(s), c = s.channels;
   const size_t step = column_step(s), stride = s.stride_w / step, dilation = 2 * s.dilation_w / step;
@@ -160,28 +171,37 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
       const __mmask16 mask = vnni::lanes(c - b * kBlock);
       const int16_t* block_rows[Kernel];
       for (size_t ky = 0; ky < Kernel; ++ky) block_rows[ky] = rows[ky] + (b - blocks.first) * columns * 2 * kBlock;
-      for (size_t ox = 0; ox < s.out_w; ++ox) {
-        const size_t left = ox * stride;  // widened column of the first pair
-        __m512i acc = bias;
-#pragma GCC unroll 5
-        for (size_t ky = 0; ky < Kernel; ++ky)
-#pragma GCC unroll 3
-          for (size_t j = 0; j < kPairs; ++j)
-            acc = _mm512_dpwssd_epi32(
-                acc, _mm512_load_si512(block_rows[ky] + (left + j * dilation) * 2 * kBlock),
-                weights[ky * kPairs + j]);
-        vnni::requantize_store(dst + ox * c + b * kBlock, mask, acc, multiplier, o);
+      // Two output pixels at a time, each summed in two chains (even and odd pairs, added at the
+      // end: exact in int32), so that four vpdpwssd chains of Kernel * kPairs / 2 overlap instead of
+      // one chain of Kernel * kPairs (MobileNetV2's 3x3 layers ran one vpdpwssd per latency).
+      size_t ox = 0;
+      for (; ox + 2 <= s.out_w; ox += 2) {
+        __m512i even0 = bias, odd0 = _mm512_setzero_si512(), even1 = bias, odd1 = _mm512_setzero_si512();
+        accumulate<Kernel>(block_rows, ox * stride, dilation, weights, even0, odd0);
+        accumulate<Kernel>(block_rows, (ox + 1) * stride, dilation, weights, even1, odd1);
+        vnni::requantize_store(dst + ox * c + b * kBlock, mask, _mm512_add_epi32(even0, odd0), multiplier, o);
+        vnni::requantize_store(dst + (ox + 1) * c + b * kBlock, mask, _mm512_add_epi32(even1, odd1), multiplier, o);
+      }
+      if (ox < s.out_w) {
+        __m512i even = bias, odd = _mm512_setzero_si512();
+        accumulate<Kernel>(block_rows, ox * stride, dilation, weights, even, odd);
+        vnni::requantize_store(dst + ox * c + b * kBlock, mask, _mm512_add_epi32(even, odd), multiplier, o);
       }
     }
+    if (lookup == nullptr) continue;
+    // The row's channels of these blocks, still in cache: the whole row, or a run per pixel.
+    const size_t c0 = blocks.first * kBlock, channels = std::min(c, blocks.last * kBlock) - c0;
+    if (channels == c) int8_lookup_rows(lookup, dst, 1, 0, s.out_w * c);
+    else int8_lookup_rows(lookup, dst + c0, s.out_w, c, channels);
   }
 }
 
 }  // namespace
-#pragma GCC diagnostic pop
+MT_AVX512_INTRINSICS_END
 #endif
 
 void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x, const int8_t* padding,
-                    int8_t* y, void* scratch, size_t threads, pthreadpool_t pool) {
+                    int8_t* y, void* scratch, size_t threads, pthreadpool_t pool, const int8_t* lookup) {
 #if defined(__x86_64__)
   // One part per thread, each with its own scratch rows: contiguous ranges of output rows, unless
   // channel blocks share the work more evenly (MobileNet's 7x7 layers: 7 rows split 4 / 3, 60
@@ -203,15 +223,15 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
     else begin = rows * part / parts, end = rows * (part + 1) / parts;
     if (begin >= end || mine.first >= mine.last) return;
     int16_t* held = static_cast<int16_t*>(scratch) + part * part_elements;
-    if (w.kernel == 3) depthwise_rows<3>(w, s, x, padding, y, begin, end, mine, held);
-    else depthwise_rows<5>(w, s, x, padding, y, begin, end, mine, held);
+    if (w.kernel == 3) depthwise_rows<3>(w, s, x, padding, y, begin, end, mine, held, lookup);
+    else depthwise_rows<5>(w, s, x, padding, y, begin, end, mine, held, lookup);
   };
   if (parts == 1) return run(0);
   using Run = decltype(run);
   pthreadpool_parallelize_1d(
       pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts, 0);
 #else
-  (void)w, (void)s, (void)x, (void)padding, (void)y, (void)scratch, (void)threads, (void)pool;
+  (void)w, (void)s, (void)x, (void)padding, (void)y, (void)scratch, (void)threads, (void)pool, (void)lookup;
   fail(ExitCode::failure, "internal: int8_depthwise needs AVX512-VNNI");
 #endif
 }

@@ -5,10 +5,10 @@
 //
 // Arithmetic (the reference int8 kernels', lib/ops/int8_arithmetic.h): acc = bias[c] + sum of
 // w * (x - x_zero) in exact int32, y = clamp(float(acc) * multiplier[c], lo - y_zero, hi - y_zero)
-// rounded half to even, plus y_zero. The GEMM reads x as unsigned bytes x + 128 (int8_flip, one
-// pass over the input per layer): sum w * (x - x_zero) = sum w * (x + 128) - (128 + x_zero) * sum w,
-// so the packed bias is bias - (128 + x_zero) * sum w, computed at planning. Padding reads a pixel
-// of x_zero values (flipped too, for the GEMM).
+// rounded half to even, plus y_zero. The GEMM reads x as unsigned bytes x + 128 (flipped by each
+// broadcast, or by int8_flip in one pass per layer: Int8GemmInput): sum w * (x - x_zero) =
+// sum w * (x + 128) - (128 + x_zero) * sum w, so the packed bias is bias - (128 + x_zero) * sum w,
+// computed at planning. Padding reads a pixel of x_zero values (flipped as the input is).
 #pragma once
 
 #include <pthreadpool.h>
@@ -70,12 +70,25 @@ PackedInt8Gemm pack_int8_gemm(void* memory, const int8_t* w, const int32_t* bias
 // u[i] = x[i] + 128 as unsigned bytes (x XOR 0x80): the input the GEMM reads. Any CPU.
 void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool);
 
+// The GEMMs' input A (or a conv's x): the int8 values, flipped to unsigned by the micro-kernel as
+// it broadcasts them (one vpxord per two vpdpbusd), or bytes flipped beforehand by int8_flip.
+struct Int8GemmInput {
+  const void* data = nullptr;
+  bool flipped = false;  // true: data holds x + 128 (int8_flip); false: x itself
+};
+
+// Whether the GEMMs should read flipped input (int8_flip once per layer) on this CPU: not on AMD,
+// whose Zen 5 runs the vpxord beside two vpdpbusd per cycle (measured: 2.00 vpdpbusd per cycle
+// with or without it), so flipping in the kernel saves a pass over each input and a wake of the
+// pool; on Intel's Sapphire Rapids the vpxord competes with vpdpbusd for its ports (ResNet18's 3x3
+// convs 490 -> 400 GOPS), so a separate pass is cheaper there.
+bool int8_flip_per_layer();
+
 // C[m x n] (row stride ldc) = requantize(A[m x channels] (row stride lda) B + bias), split across
-// the pool's threads; A flipped (int8_flip). A's rows are read in 4-byte steps up to
-// round_up(channels, 4): up to 3 bytes past the last row (memory XNNPACK may over-read).
-// Requires int8_vnni_enabled(), taps == 1. With residual.add, C = that add of the GEMM's result and
-// residual.r.
-void int8_gemm(const PackedInt8Gemm& weights, size_t m, const uint8_t* a, size_t lda, int8_t* c, size_t ldc,
+// the pool's threads. A's rows are read in 4-byte steps up to round_up(channels, 4): up to 3 bytes
+// past the last row (memory XNNPACK may over-read). Requires int8_vnni_enabled(), taps == 1. With
+// residual.add, C = that add of the GEMM's result and residual.r.
+void int8_gemm(const PackedInt8Gemm& weights, size_t m, Int8GemmInput a, size_t lda, int8_t* c, size_t ldc,
                pthreadpool_t pool, Int8Residual residual = {});
 
 // Whether int8_conv takes a kernel of this size (at most 64 taps).
@@ -88,10 +101,10 @@ bool int8_conv_fits(size_t kernel_h, size_t kernel_w);
 bool int8_conv_gathers(size_t kernel_h, size_t kernel_w, size_t channels);
 
 // y (NHWC, weights.n channels) = requantize(conv(x) + bias) as an indirect GEMM over x's pixels
-// (one group), gathered when weights.taps is 1 for a larger kernel (int8_conv_gathers). x is
-// flipped (int8_flip); `padding` holds round_up(channels, 4) bytes of the flipped input zero point.
-// With residual.add, y = that add of the conv and residual.r (NHWC, as y).
-void int8_conv(const PackedInt8Gemm& weights, const PackedConvShape& shape, const uint8_t* x, const uint8_t* padding,
+// (one group), gathered when weights.taps is 1 for a larger kernel (int8_conv_gathers). `padding`
+// holds round_up(channels, 4) bytes of the input zero point, flipped as x is. With residual.add,
+// y = that add of the conv and residual.r (NHWC, as y).
+void int8_conv(const PackedInt8Gemm& weights, const PackedConvShape& shape, Int8GemmInput x, const void* padding,
                int8_t* y, pthreadpool_t pool, Int8Residual residual = {});
 
 // Depthwise weights (one input channel per group, multiplier 1), 3x3 or 5x5: per block of 16
@@ -117,12 +130,38 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads
 // y (NHWC) = requantize(depthwise conv(x) + bias); `padding` holds `channels` bytes of the input
 // zero point; `scratch`: int8_depthwise_scratch_bytes(shape, threads), 64-byte aligned. Any stride,
 // dilation and padding; split across up to `threads` of the pool's threads by channel blocks of 16
-// or by output rows, whichever shares the work more evenly (rows on a tie).
+// or by output rows, whichever shares the work more evenly (rows on a tie). With `lookup` (a
+// 256-entry table: an int8 activation the planner fused), each output y becomes lookup[y + 128],
+// applied to each output row (or to the part's channels of it) once it is complete.
 void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& shape, const int8_t* x,
-                    const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool);
+                    const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool,
+                    const int8_t* lookup = nullptr);
+
+// y = requantize((a - a_zero) (b - b_zero), multiplier) (the reference int8 mul: the product is
+// exact in int32, and in float32) over `outer` x `repeat` rows of `inner` values: a and y hold
+// every row, b one row per outer index, read by each of its `repeat` rows (repeat 1: elementwise;
+// a squeeze-excitation scale [n, 1, 1, C] in NHWC: repeat H * W, inner C). Split across the pool's
+// threads by rows (int8_binary_vnni.cpp).
+struct Int8MulParams {
+  int32_t a_zero = 0, b_zero = 0;
+  float multiplier = 1;  // a_scale * b_scale / y_scale
+  Int8Output out;
+};
+void int8_mul(const int8_t* a, const int8_t* b, int8_t* y, size_t outer, size_t repeat, size_t inner,
+              const Int8MulParams& params, pthreadpool_t pool);
+
+// y[n][c] = requantize(sum over the `pixels` of x[n][p][c] - x_zero, multiplier) (the reference
+// int8 global average pool; multiplier x_scale / (pixels * y_scale) formed as it forms it), NHWC x,
+// on up to `threads` of the pool's threads, with int8_global_avg_pool_scratch_bytes of scratch
+// for their partial sums (int8_pool_vnni.cpp).
+size_t int8_global_avg_pool_scratch_bytes(size_t batch, size_t channels, size_t threads);
+void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixels, size_t channels, int32_t x_zero,
+                          float multiplier, Int8Output out, void* scratch, size_t threads, pthreadpool_t pool);
 
 // dst[i] = table[src[i] + 128] for n bytes (int8 hardswish and hardsigmoid), 64 at a time
 // (int8_lookup_vbmi.cpp). Requires int8_vnni_enabled().
 void int8_lookup(const int8_t* table, const int8_t* src, int8_t* dst, size_t n);
+// The same in place on `rows` runs of n bytes, `stride` bytes apart (a block of a conv's output).
+void int8_lookup_rows(const int8_t* table, int8_t* data, size_t rows, size_t stride, size_t n);
 
 }  // namespace mt::cpu

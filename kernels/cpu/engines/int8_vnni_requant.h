@@ -12,13 +12,19 @@
 // baseline x86-64 and int8_vnni_enabled() decides at run time.
 #define MT_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
 
-// GCC 12 warns that _mm512_min_ps/_mm512_max_ps use an uninitialised value: their unused
-// pass-through operand is _mm512_undefined_ps(), on purpose.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// Around code that uses the AVX-512 intrinsics: GCC 12 warns that _mm512_min_ps, _mm512_max_ps
+// and others use an uninitialised value, their unused pass-through operand _mm512_undefined_*(),
+// on purpose.
+#if defined(__clang__)
+#define MT_AVX512_INTRINSICS_BEGIN _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")
+#else  // -Wmaybe-uninitialized is a GCC-only warning group
+#define MT_AVX512_INTRINSICS_BEGIN                                                     \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wuninitialized\"") \
+      _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
 #endif
+#define MT_AVX512_INTRINSICS_END _Pragma("GCC diagnostic pop")
+
+MT_AVX512_INTRINSICS_BEGIN
 namespace mt::cpu::vnni {
 
 // The clamp and zero point of Int8Output as vectors.
@@ -32,12 +38,19 @@ MT_VNNI_TARGET inline OutputVectors output_vectors(const Int8Output& out) {
           _mm512_set1_ps(static_cast<float>(out.high - out.zero_point)), _mm512_set1_epi32(out.zero_point)};
 }
 
+// Requantizes float(acc) (`value`, exact) with 16 multipliers and stores the lanes `mask` selects
+// as int8 at dst.
+MT_VNNI_TARGET inline void requantize_float_store(int8_t* dst, __mmask16 mask, __m512 value, __m512 multiplier,
+                                                  const OutputVectors& o) {
+  __m512 v = _mm512_mul_ps(value, multiplier);
+  v = _mm512_min_ps(_mm512_max_ps(v, o.low), o.high);
+  _mm_mask_storeu_epi8(dst, mask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), o.zero)));
+}
+
 // Requantizes acc with 16 multipliers and stores the lanes `mask` selects as int8 at dst.
 MT_VNNI_TARGET inline void requantize_store(int8_t* dst, __mmask16 mask, __m512i acc, __m512 multiplier,
                                             const OutputVectors& o) {
-  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), multiplier);
-  v = _mm512_min_ps(_mm512_max_ps(v, o.low), o.high);
-  _mm_mask_storeu_epi8(dst, mask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), o.zero)));
+  requantize_float_store(dst, mask, _mm512_cvtepi32_ps(acc), multiplier, o);
 }
 
 // The fused add's constants (Int8ResidualAdd) as vectors.
@@ -75,5 +88,5 @@ inline __mmask16 lanes(size_t count) {  // the low `count` (0..16) lanes
 }
 
 }  // namespace mt::cpu::vnni
-#pragma GCC diagnostic pop
+MT_AVX512_INTRINSICS_END
 #endif

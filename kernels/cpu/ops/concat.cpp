@@ -29,7 +29,9 @@ Blocks blocks_of(const Shape& physical, int axis, size_t element_size) {
 
 std::optional<std::string> check_concat(const Graph&, const Node&) { return std::nullopt; }
 
-void plan_concat(NodeContext& c) {
+void plan_concat(NodeContext& c) { plan_concat_blocks(c, {}); }
+
+void plan_concat_blocks(NodeContext& c, const ConcatCopy& copy) {
   const Value first = c.input(0);
   // Prefer the layout of a computed input: constants are reordered at planning for free.
   Layout layout = first.layout;
@@ -54,14 +56,16 @@ void plan_concat(NodeContext& c) {
   values.push_back(c.output(0, layout));
   size_t out_block = 0;
   for (size_t b : blocks) out_block += b;
-  c.add_kernel(values, [blocks, outer, out_block](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [blocks, outer, out_block, copy](Pointers p, pthreadpool_t pool) {
     auto* out = static_cast<std::byte*>(p[blocks.size()]);
     parallel_chunks(pool, outer, std::max<size_t>(1, 65536 / std::max<size_t>(1, out_block)),
                     [&](size_t begin, size_t end) {
                       for (size_t o = begin; o < end; ++o) {
                         std::byte* destination = out + o * out_block;
                         for (size_t i = 0; i < blocks.size(); ++i) {
-                          std::memcpy(destination, static_cast<const std::byte*>(p[i]) + o * blocks[i], blocks[i]);
+                          const std::byte* source = static_cast<const std::byte*>(p[i]) + o * blocks[i];
+                          if (copy) copy(i, destination, source, blocks[i]);
+                          else std::memcpy(destination, source, blocks[i]);
                           destination += blocks[i];
                         }
                       }

@@ -2,6 +2,9 @@
 // in the op's own file and listed in kernel_table.cpp.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+
 #include "kernels/cpu/plan/kernel_table.h"
 
 namespace mt::cpu {
@@ -115,6 +118,11 @@ struct BroadcastOperands {
   std::vector<Shape> physical;
 };
 BroadcastOperands plan_broadcast_operands(NodeContext& context);
+
+// concat.cpp, shared with the int8 concat: concat whose blocks (a run of one input's bytes in the
+// output) are copied by copy(input index, destination, source, bytes); an empty copy is memcpy.
+using ConcatCopy = std::function<void(size_t, std::byte*, const std::byte*, size_t)>;
+void plan_concat_blocks(NodeContext& context, const ConcatCopy& copy);
 
 // reduce.cpp, shared with the global pools: reduces logical `axes` of input 0 into output 0.
 enum class ReduceKind;

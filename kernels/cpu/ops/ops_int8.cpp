@@ -294,6 +294,7 @@ std::optional<std::string> check_global_avg_pool_int8(const Graph& graph, const 
 }
 
 void plan_global_avg_pool_int8(NodeContext& c) {
+  if (c.int8_vnni()) return plan_global_avg_pool_int8_vnni(c);
   const Shape& shape = c.input_info(0).shape;
   const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
   const size_t channels = static_cast<size_t>(shape[1]);

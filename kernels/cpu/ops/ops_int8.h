@@ -3,6 +3,8 @@
 // listed in kernel_table.cpp's int8 table and chosen for nodes whose first input is int8.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,24 +27,34 @@ MT_CPU_INT8_OP(linear)
 MT_CPU_INT8_OP(max_pool2d)
 MT_CPU_INT8_OP(avg_pool2d)
 MT_CPU_INT8_OP(global_avg_pool)
-// ops_int8_elementwise.cpp: qs8 add and mul, qs8 sigmoid, hardswish and hardsigmoid (256-entry
-// tables), and
-// the ops that move int8 bytes unchanged (reshape family, transpose, concat, split, slice)
+// ops_int8_elementwise.cpp: qs8 add and mul, qs8 sigmoid, hardswish, silu and hardsigmoid (256-entry
+// tables), concat (requantizing inputs whose parameters differ from the output's), and the ops that
+// move int8 bytes unchanged (reshape family, transpose, split, slice)
 MT_CPU_INT8_OP(add)
 MT_CPU_INT8_OP(mul)
 MT_CPU_INT8_OP(sigmoid)
 MT_CPU_INT8_OP(hardswish)
+MT_CPU_INT8_OP(silu)
 MT_CPU_INT8_OP(hardsigmoid)
 MT_CPU_INT8_OP(data_movement)
 
 #undef MT_CPU_INT8_OP
 
-// ops_int8_vnni.cpp: the int8 convs and linears that int8_vnni.h's AVX512-VNNI kernels run, for
-// plans where NodeContext::int8_vnni(). Convs: one group (1x1 as a GEMM, kxk up to 64 taps as an
+// ops_int8_vnni.cpp: the int8 convs, linears, muls and global average pools that int8_vnni.h's
+// AVX512-VNNI kernels run, for plans where NodeContext::int8_vnni(). Convs: one group (1x1 as a GEMM, kxk up to 64 taps as an
 // indirect GEMM) and 3x3 / 5x5 depthwise; false leaves any other conv to XNNPACK. `ohwi`: the
 // weights in OHWI order. Linear: every shape.
 bool plan_conv2d_int8_vnni(NodeContext& context, const int8_t* ohwi);
 void plan_linear_int8_vnni(NodeContext& context);
+// mul where one operand has the output's shape and the other is that shape or broadcast over rows
+// of 16 values or more (squeeze-excitation's per-channel scale); false leaves it to XNNPACK.
+bool plan_mul_int8_vnni(NodeContext& context);
+void plan_global_avg_pool_int8_vnni(NodeContext& context);
+
+// The 256-entry table (the output for input q at q + 128) of an int8 hardswish, silu or hardsigmoid
+// node that the cpu backend runs, or nullopt for any other node (ops_int8_elementwise.cpp). The VNNI
+// convs apply it to their own output when such a node alone reads it.
+std::optional<std::array<int8_t, 256>> int8_activation_table(const Graph& graph, const Node& node);
 
 // Per-tensor scale and zero point of an int8 activation.
 struct Int8Params {

@@ -1,11 +1,16 @@
 // int8 add and mul (XNNPACK qs8 with numpy broadcasting, both operands read in the output's
-// layout as binary.cpp does), sigmoid (XNNPACK qs8, which fixes the output parameters at scale
-// 1/256, zero point -128), hardswish and hardsigmoid (XNNPACK has no int8 ones: a 256-entry
-// table built at planning from the float function, so each value is rounded once), and the ops that move int8
-// bytes unchanged, which run their float planners when input and output parameters agree.
+// layout as binary.cpp does; mul on the VNNI kernel where it fits), sigmoid (XNNPACK qs8, which
+// fixes the output parameters at scale 1/256, zero point -128), hardswish, silu and hardsigmoid
+// (XNNPACK has no int8 ones: a 256-entry table built at planning from the float function, so each
+// value is rounded once), concat (copies, or a table per input whose parameters differ from the
+// output's), and the ops that move int8 bytes unchanged, which run their float planners when input
+// and output parameters agree.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -14,6 +19,7 @@
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/ops/ops_int8.h"
 #include "kernels/cpu/plan/parallel.h"
+#include "lib/ops/int8_arithmetic.h"
 #include "lib/ops/int8_limits.h"
 
 namespace mt::cpu {
@@ -88,6 +94,7 @@ std::optional<std::string> check_mul_int8(const Graph& graph, const Node& node) 
 }
 
 void plan_mul_int8(NodeContext& c) {
+  if (c.int8_vnni() && plan_mul_int8_vnni(c)) return;
   const Int8Params a = int8_params(c.input_info(0)), b = int8_params(c.input_info(1)), y = int8_params(c.output_info(0));
   xnn_operator_t op = nullptr;
   c.check(xnn_create_multiply_nd_qs8(static_cast<int8_t>(a.zero_point), a.scale, static_cast<int8_t>(b.zero_point),
@@ -121,17 +128,20 @@ void plan_sigmoid_int8(NodeContext& c) {
 
 namespace {
 
-// y = table[x]: fn evaluated once per int8 value at planning.
+// fn tabulated for the 256 int8 inputs: quantize(fn(dequantize(q))) at q + 128, as the reference
+// computes each value.
 template <typename Fn>
-void plan_table(NodeContext& c, Fn fn) {
-  const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
+std::array<int8_t, 256> table_of(Int8Params x, Int8Params y, Fn fn) {
   std::array<int8_t, 256> table{};
-  for (int q = -128; q < 128; ++q) {
-    const float h = fn(x.scale * static_cast<float>(q - x.zero_point));
-    float r = std::nearbyint(h / y.scale);
-    r = std::clamp(r, -128.0f - static_cast<float>(y.zero_point), 127.0f - static_cast<float>(y.zero_point));
-    table[static_cast<size_t>(q + 128)] = static_cast<int8_t>(static_cast<int32_t>(r) + y.zero_point);
-  }
+  for (int q = -128; q < 128; ++q)
+    table[static_cast<size_t>(q + 128)] =
+        quantize_value(fn(dequantize_value(static_cast<int8_t>(q), x.scale, x.zero_point)), y.scale, y.zero_point);
+  return table;
+}
+
+// y = table[x] (int8_activation_table).
+void plan_table(NodeContext& c) {
+  const std::array<int8_t, 256> table = *int8_activation_table(c.graph(), c.node());
   const Value in = c.input(0);
   const Value out = c.output(0, in.layout);
   const size_t n = count_of(in);
@@ -140,7 +150,8 @@ void plan_table(NodeContext& c, Fn fn) {
     const auto* src = static_cast<const int8_t*>(p[0]);
     auto* dst = static_cast<int8_t*>(p[1]);
     const int8_t* entries = table.data();
-    parallel_chunks(pool, n, 65536, [src, dst, entries, vbmi](size_t begin, size_t end) {
+    // 32 KiB per thread at least: a table costs about 6 instructions per 64 bytes.
+    parallel_chunks(pool, n, 32768, [src, dst, entries, vbmi](size_t begin, size_t end) {
       if (vbmi) return int8_lookup(entries, src + begin, dst + begin, end - begin);
       for (size_t i = begin; i < end; ++i) dst[i] = entries[static_cast<size_t>(src[i] + 128)];
     });
@@ -153,18 +164,29 @@ std::optional<std::string> check_hardswish_int8(const Graph& graph, const Node& 
   return check_all_int8(graph, node);
 }
 
-void plan_hardswish_int8(NodeContext& c) {
-  plan_table(c, [](float v) { return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f; });
-}
+void plan_hardswish_int8(NodeContext& c) { plan_table(c); }
+
+std::optional<std::string> check_silu_int8(const Graph& graph, const Node& node) { return check_all_int8(graph, node); }
+
+void plan_silu_int8(NodeContext& c) { plan_table(c); }
 
 std::optional<std::string> check_hardsigmoid_int8(const Graph& graph, const Node& node) {
   return check_all_int8(graph, node);
 }
 
-void plan_hardsigmoid_int8(NodeContext& c) {
-  const auto alpha = static_cast<float>(attr_float(c.node(), "alpha"));
-  const auto beta = static_cast<float>(attr_float(c.node(), "beta"));
-  plan_table(c, [alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); });
+void plan_hardsigmoid_int8(NodeContext& c) { plan_table(c); }
+
+std::optional<std::array<int8_t, 256>> int8_activation_table(const Graph& graph, const Node& node) {
+  if (node.inputs.empty() || node.outputs.empty() || check_all_int8(graph, node)) return std::nullopt;
+  const Int8Params x = int8_params(graph.tensor(node.inputs[0])), y = int8_params(graph.tensor(node.outputs[0]));
+  if (node.op == "hardswish") return table_of(x, y, int8_hardswish_function);
+  if (node.op == "silu") return table_of(x, y, int8_silu_function);
+  if (node.op == "hardsigmoid") {
+    const auto alpha = static_cast<float>(attr_float(node, "alpha")),
+               beta = static_cast<float>(attr_float(node, "beta"));
+    return table_of(x, y, [alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); });
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> check_data_movement_int8(const Graph& graph, const Node& node) {
@@ -172,7 +194,11 @@ std::optional<std::string> check_data_movement_int8(const Graph& graph, const No
   const bool moves = op == "reshape" || op == "flatten" || op == "squeeze" || op == "unsqueeze" || op == "identity" ||
                      op == "transpose" || op == "concat" || op == "split" || op == "slice";
   if (!moves) return std::string("no int8 kernel");
-  const size_t data_inputs = op == "concat" ? node.inputs.size() : 1;
+  if (op == "concat") {  // requantizes the inputs whose parameters differ from its output's
+    if (auto reason = check_all_int8(graph, node)) return reason;
+    return check_concat(graph, node);
+  }
+  const size_t data_inputs = 1;
   if (auto reason = check_int8_activation(graph, node.inputs[0])) return reason;
   const Int8Params reference = int8_params(graph.tensor(node.inputs[0]));
   auto same = [&](const std::string& name) -> std::optional<std::string> {
@@ -185,16 +211,48 @@ std::optional<std::string> check_data_movement_int8(const Graph& graph, const No
     if (auto reason = same(node.inputs[i])) return reason;
   for (const auto& output : node.outputs)
     if (auto reason = same(output)) return reason;
-  if (op == "concat") return check_concat(graph, node);
   if (op == "split") return check_split(graph, node);
   if (op == "slice") return check_slice(graph, node);
   return std::nullopt;
 }
 
+namespace {
+
+// concat: an input with the output's parameters is copied; another goes through a byte table,
+// y = quantize(dequantize(x)) as the reference concat computes it, built at planning (VBMI lookups
+// where int8_vnni(), else a load per byte).
+void plan_concat_int8(NodeContext& c) {
+  const Int8Params y = int8_params(c.output_info(0));
+  std::vector<std::optional<std::array<int8_t, 256>>> tables(c.num_inputs());
+  bool any = false;
+  for (size_t i = 0; i < c.num_inputs(); ++i) {
+    const Int8Params x = int8_params(c.input_info(i));
+    if (x == y) continue;
+    std::array<int8_t, 256> table{};
+    for (int q = -128; q < 128; ++q)
+      table[static_cast<size_t>(q + 128)] =
+          quantize_value(dequantize_value(static_cast<int8_t>(q), x.scale, x.zero_point), y.scale, y.zero_point);
+    tables[i] = table;
+    any = true;
+  }
+  if (!any) return plan_concat(c);
+  const bool vbmi = c.int8_vnni();
+  plan_concat_blocks(c, [tables, vbmi](size_t i, std::byte* dst, const std::byte* src, size_t bytes) {
+    auto* to = reinterpret_cast<int8_t*>(dst);
+    const auto* from = reinterpret_cast<const int8_t*>(src);
+    if (!tables[i]) return static_cast<void>(std::memcpy(dst, src, bytes));
+    const int8_t* entries = tables[i]->data();
+    if (vbmi) return int8_lookup(entries, from, to, bytes);
+    for (size_t k = 0; k < bytes; ++k) to[k] = entries[static_cast<size_t>(from[k] + 128)];
+  });
+}
+
+}  // namespace
+
 void plan_data_movement_int8(NodeContext& c) {
   const std::string& op = c.node().op;
   if (op == "transpose") return plan_transpose(c);
-  if (op == "concat") return plan_concat(c);
+  if (op == "concat") return plan_concat_int8(c);
   if (op == "split") return plan_split(c);
   if (op == "slice") return plan_slice(c);
   plan_reshape(c);

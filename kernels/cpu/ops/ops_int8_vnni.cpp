@@ -1,8 +1,8 @@
 // Planning int8 conv2d and linear onto the AVX512-VNNI kernels of int8_vnni.h: weights packed once
 // here (bias folded with the input zero point, one float multiplier x_scale * w_scale / y_scale per
 // output channel, formed as the reference forms it), the fused clamp from the node's act_min /
-// act_max. The GEMMs read their input flipped to unsigned (int8_flip) from a scratch buffer of the
-// arena, which may be over-read.
+// act_max. The GEMMs read their int8 input in place (arena memory, which may be over-read), or on
+// CPUs where that is cheaper a copy flipped to unsigned in a scratch buffer (int8_flip_per_layer).
 //
 // Plan-time fusion: an int8 add that alone reads a GEMM-path conv's output (a residual connection:
 // ResNet's blocks, MobileNet's inverted residuals), whose other operand has the same shape and is
@@ -18,6 +18,7 @@
 
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/ops/ops_int8.h"
 
 namespace mt::cpu {
@@ -47,17 +48,35 @@ const int8_t* padding_pixel(NodeContext& c, size_t bytes, bool flipped) {
   return p;
 }
 
-// Input 0 in `layout` and a scratch buffer for its flipped bytes.
-std::pair<Value, Value> gemm_input(NodeContext& c, const Layout& layout) {
-  const Value x = c.input(0, layout);
-  return {x, c.scratch(count_of(x))};
+// How a GEMM reads input 0 (in `layout`): the int8 bytes, flipped by its micro-kernel, or on CPUs
+// where a separate pass is cheaper (int8_flip_per_layer) a copy flipped by int8_flip into scratch.
+// add_step appends the step's pointers: the input, then the scratch when there is one.
+struct GemmInput {
+  Value x;
+  std::optional<Value> flipped;
+  size_t bytes = 0;
+};
+
+GemmInput gemm_input(NodeContext& c, const Layout& layout) {
+  GemmInput in{.x = c.xnn_input(0, layout)};
+  in.bytes = count_of(in.x);
+  if (int8_flip_per_layer()) in.flipped = c.scratch(in.bytes);
+  return in;
+}
+
+// The GEMM input at run time from the step's pointers (x at p[first], its flipped copy after it).
+Int8GemmInput read_input(const GemmInput& in, Pointers p, size_t first, pthreadpool_t pool) {
+  if (!in.flipped) return {.data = p[first], .flipped = false};
+  auto* u = static_cast<uint8_t*>(p[first + 1]);
+  int8_flip(static_cast<const int8_t*>(p[first]), u, in.bytes, pool);
+  return {.data = u, .flipped = true};
 }
 
 size_t to_size(int64_t v) { return static_cast<size_t>(v); }
 
-// A step's fused add: its fourth pointer is the residual; steps without one have three.
-Int8Residual residual_of(const Int8ResidualAdd& add, Pointers p) {
-  return p.size() > 3 ? Int8Residual{&add, static_cast<const int8_t*>(p[3])} : Int8Residual{};
+// A step's fused add: its pointer at `index` is the residual, if the step has one.
+Int8Residual residual_of(const Int8ResidualAdd& add, Pointers p, size_t index) {
+  return p.size() > index ? Int8Residual{&add, static_cast<const int8_t*>(p[index])} : Int8Residual{};
 }
 
 // The add fused into this conv (see the header comment), if there is one to fuse.
@@ -90,6 +109,32 @@ std::optional<FusedAdd> fusable_add(NodeContext& c) {
                           .r_zero = r.zero_point, .out = {.zero_point = y.zero_point, .low = lo, .high = hi}}};
 }
 
+// An int8 hardswish, silu or hardsigmoid that alone reads this depthwise conv's output: its table,
+// applied by the conv to each output row once complete (no step, no pass over the tensor from
+// memory, no wake of the pool of its own). Not for the GEMM convs: their 8-row blocks are read back
+// right after their 16-byte masked stores, which stalled the loads (EfficientNet's 1x1 convs +88%
+// against 30 us for the separate silu; depthwise rows: even, and one step fewer).
+struct FusedActivation {
+  size_t node = 0;
+  const int8_t* table = nullptr;  // plan memory
+};
+
+std::optional<FusedActivation> fusable_activation(NodeContext& c) {
+  const std::optional<size_t> consumer = c.sole_consumer(0);
+  if (!consumer) return std::nullopt;
+  const Node& node = c.graph().nodes[*consumer];
+  const std::optional<std::array<int8_t, 256>> table = int8_activation_table(c.graph(), node);
+  if (!table || c.graph().tensor(node.outputs[0]).shape != c.output_info(0).shape) return std::nullopt;
+  auto* kept = static_cast<int8_t*>(c.keep(table->size()));
+  std::copy(table->begin(), table->end(), kept);
+  return FusedActivation{.node = *consumer, .table = kept};
+}
+
+// Output 0 in NHWC, or the fused activation's output (see fusable_activation).
+Value conv_output(NodeContext& c, const std::optional<FusedActivation>& activation) {
+  return activation ? c.fused_output(activation->node, 0, nhwc_layout()) : c.output(0, nhwc_layout());
+}
+
 }  // namespace
 
 bool plan_conv2d_int8_vnni(NodeContext& c, const int8_t* ohwi) {
@@ -116,11 +161,13 @@ bool plan_conv2d_int8_vnni(NodeContext& c, const int8_t* ohwi) {
     const int8_t* padding = padding_pixel(c, channels, false);
     const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
     const Value x = c.input(0, nhwc_layout());
-    const Value y = c.output(0, nhwc_layout());
+    const std::optional<FusedActivation> activation = fusable_activation(c);
+    const Value y = conv_output(c, activation);
     const Value scratch = c.scratch(int8_depthwise_scratch_bytes(shape, threads));  // arena: 64-byte aligned
-    c.add_kernel({x, y, scratch}, [w, shape, padding, threads](Pointers p, pthreadpool_t pool) {
+    const int8_t* lookup = activation ? activation->table : nullptr;
+    c.add_kernel({x, y, scratch}, [w, shape, padding, threads, lookup](Pointers p, pthreadpool_t pool) {
       int8_depthwise(w, shape, static_cast<const int8_t*>(p[0]), padding, static_cast<int8_t*>(p[1]), p[2], threads,
-                     pool);
+                     pool, lookup);
     });
     return true;
   }
@@ -129,33 +176,28 @@ bool plan_conv2d_int8_vnni(NodeContext& c, const int8_t* ohwi) {
   const size_t taps = gathered ? 1 : kh * kw, run = gathered ? kh * kw * channels : channels;
   const PackedInt8Gemm w = pack_int8_gemm(c.keep(int8_gemm_bytes(taps, run, out_channels)), ohwi, bias_of(c),
                                           multipliers.data(), taps, run, out_channels, x_zero, output_of(c));
-  const auto [x, flipped] = gemm_input(c, nhwc_layout());
+  const GemmInput in = gemm_input(c, nhwc_layout());
   const std::optional<FusedAdd> fused = fusable_add(c);
-  std::vector<Value> values{x, Value{}, flipped};  // + the residual when fused
-  if (fused) {
-    values.push_back(c.tensor(fused->residual, nhwc_layout()));
-    values[1] = c.fused_output(fused->node, 0, nhwc_layout());
-  } else {
-    values[1] = c.output(0, nhwc_layout());
-  }
+  // Pointers: x, y, [x flipped], [the fused add's residual].
+  std::vector<Value> values{in.x, fused ? c.fused_output(fused->node, 0, nhwc_layout()) : c.output(0, nhwc_layout())};
+  if (in.flipped) values.push_back(*in.flipped);
+  const size_t residual_index = values.size();
+  if (fused) values.push_back(c.tensor(fused->residual, nhwc_layout()));
   const Int8ResidualAdd add = fused ? fused->add : Int8ResidualAdd{};
-  const size_t bytes = count_of(x);
   const bool pointwise = kh * kw == 1 && strides[0] == 1 && strides[1] == 1 &&
                          std::all_of(pads.begin(), pads.end(), [](int64_t v) { return v == 0; });
   if (pointwise) {  // one GEMM over the pixels
-    const size_t pixels = bytes / channels;
-    c.add_kernel(values, [w, bytes, pixels, channels, out_channels, add](Pointers p, pthreadpool_t pool) {
-      auto* u = static_cast<uint8_t*>(p[2]);
-      int8_flip(static_cast<const int8_t*>(p[0]), u, bytes, pool);
-      int8_gemm(w, pixels, u, channels, static_cast<int8_t*>(p[1]), out_channels, pool, residual_of(add, p));
+    const size_t pixels = in.bytes / channels;
+    c.add_kernel(values, [w, in, pixels, channels, out_channels, add, residual_index](Pointers p, pthreadpool_t pool) {
+      int8_gemm(w, pixels, read_input(in, p, 0, pool), channels, static_cast<int8_t*>(p[1]), out_channels, pool,
+                residual_of(add, p, residual_index));
     });
     return true;
   }
-  const auto* padding = reinterpret_cast<const uint8_t*>(padding_pixel(c, (channels + 3) / 4 * 4, true));
-  c.add_kernel(values, [w, shape, padding, bytes, add](Pointers p, pthreadpool_t pool) {
-    auto* u = static_cast<uint8_t*>(p[2]);
-    int8_flip(static_cast<const int8_t*>(p[0]), u, bytes, pool);
-    int8_conv(w, shape, u, padding, static_cast<int8_t*>(p[1]), pool, residual_of(add, p));
+  const int8_t* padding = padding_pixel(c, (channels + 3) / 4 * 4, in.flipped.has_value());
+  c.add_kernel(values, [w, shape, padding, in, add, residual_index](Pointers p, pthreadpool_t pool) {
+    int8_conv(w, shape, read_input(in, p, 0, pool), padding, static_cast<int8_t*>(p[1]), pool,
+              residual_of(add, p, residual_index));
   });
   return true;
 }
@@ -169,13 +211,82 @@ void plan_linear_int8_vnni(NodeContext& c) {
                                           bias_of(c), multipliers.data(), 1, k, n,
                                           int8_params(c.input_info(0)).zero_point, output_of(c));
   const size_t rank = c.input_info(0).shape.size();
-  const auto [x, flipped] = gemm_input(c, identity_layout(rank));
-  const Value y = c.output(0, identity_layout(rank));
-  const size_t bytes = count_of(x), rows = k == 0 ? 0 : bytes / k;
-  c.add_kernel({x, y, flipped}, [w, bytes, rows, k, n](Pointers p, pthreadpool_t pool) {
-    auto* u = static_cast<uint8_t*>(p[2]);
-    int8_flip(static_cast<const int8_t*>(p[0]), u, bytes, pool);
-    int8_gemm(w, rows, u, k, static_cast<int8_t*>(p[1]), n, pool);
+  const GemmInput in = gemm_input(c, identity_layout(rank));
+  std::vector<Value> values{in.x, c.output(0, identity_layout(rank))};
+  if (in.flipped) values.push_back(*in.flipped);
+  const size_t rows = k == 0 ? 0 : in.bytes / k;
+  c.add_kernel(values, [w, in, rows, k, n](Pointers p, pthreadpool_t pool) {
+    int8_gemm(w, rows, read_input(in, p, 0, pool), k, static_cast<int8_t*>(p[1]), n, pool);
+  });
+}
+
+namespace {
+
+// How one operand of a broadcast op spans the output (physical shapes): its `inner` trailing values
+// equal the output's, repeated over the `repeat` rows of size 1 in front of them, for each of
+// `outer` leading indices it shares with the output. An operand of the output's shape: 1, 1, count.
+struct RowBroadcast {
+  size_t outer = 1, repeat = 1, inner = 1;
+};
+
+std::optional<RowBroadcast> row_broadcast(const Shape& out, const Shape& operand) {
+  size_t t = out.size();
+  while (t > 0 && operand[t - 1] == out[t - 1]) --t;  // dims [t, rank) shared
+  size_t s = t;
+  while (s > 0 && operand[s - 1] == 1) --s;  // dims [s, t) broadcast
+  RowBroadcast rows;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (d < s && operand[d] != out[d]) return std::nullopt;
+    (d < s ? rows.outer : d < t ? rows.repeat : rows.inner) *= to_size(out[d]);
+  }
+  return rows;
+}
+
+}  // namespace
+
+bool plan_mul_int8_vnni(NodeContext& c) {
+  const BroadcastOperands planned = plan_broadcast_operands(c);
+  for (size_t full : {0, 1}) {
+    const size_t other = 1 - full;
+    if (planned.physical[full] != planned.out_physical) continue;
+    const std::optional<RowBroadcast> rows = row_broadcast(planned.out_physical, planned.physical[other]);
+    // Rows of fewer than 16 values would leave most of each vector empty: XNNPACK's.
+    if (!rows || (rows->repeat > 1 && rows->inner < 16)) continue;
+    const Int8Params a = int8_params(c.input_info(full)), b = int8_params(c.input_info(other));
+    const Int8Params y = int8_params(c.output_info(0));
+    // The reference forms input 0's scale times input 1's, over y's: the same float either way round.
+    const Int8MulParams params{.a_zero = a.zero_point,
+                               .b_zero = b.zero_point,
+                               .multiplier = a.scale * b.scale / y.scale,
+                               .out = {.zero_point = y.zero_point, .low = -128, .high = 127}};
+    const Value av = c.input(full, trailing_layout(planned.layout, c.input_info(full).shape.size()));
+    const Value bv = c.input(other, trailing_layout(planned.layout, c.input_info(other).shape.size()));
+    const Value yv = c.output(0, planned.layout);
+    const RowBroadcast r = *rows;
+    c.add_kernel({av, bv, yv}, [r, params](Pointers p, pthreadpool_t pool) {
+      int8_mul(static_cast<const int8_t*>(p[0]), static_cast<const int8_t*>(p[1]), static_cast<int8_t*>(p[2]), r.outer,
+               r.repeat, r.inner, params, pool);
+    });
+    return true;
+  }
+  return false;
+}
+
+void plan_global_avg_pool_int8_vnni(NodeContext& c) {
+  const Shape& shape = c.input_info(0).shape;
+  const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
+  const size_t batch = to_size(shape[0]), channels = to_size(shape[1]), pixels = to_size(shape[2] * shape[3]);
+  // The reference's multiplier, formed as it forms it.
+  const float multiplier = x.scale / (static_cast<float>(pixels) * y.scale);
+  const Int8Output out{.zero_point = y.zero_point, .low = -128, .high = 127};
+  const Value xv = c.input(0, nhwc_layout());
+  const Value yv = c.output(0, nhwc_layout());
+  const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
+  const Value scratch = c.scratch(int8_global_avg_pool_scratch_bytes(batch, channels, threads));
+  const int32_t x_zero = x.zero_point;
+  c.add_kernel({xv, yv, scratch}, [=](Pointers p, pthreadpool_t pool) {
+    int8_global_avg_pool(static_cast<const int8_t*>(p[0]), static_cast<int8_t*>(p[1]), batch, pixels, channels, x_zero,
+                         multiplier, out, p[2], threads, pool);
   });
 }
 

@@ -1,8 +1,10 @@
-// quantize (float32 -> int8) and dequantize (int8 -> float32) with the per-tensor scale and zero
-// point of the int8 side, elementwise in any layout. Rounding is half to even (nearbyint in the
-// default rounding mode), as XNNPACK's int8 operators round.
+// quantize (float32 -> int8, engines/int8_quantize.h) and dequantize (int8 -> float32) with the
+// per-tensor scale and zero point of the int8 side, elementwise in any layout (a quantize read by
+// an int8 conv writes NHWC). Rounding is half to even (nearbyint in the default rounding mode), as
+// XNNPACK's int8 operators round.
 #include <cmath>
 
+#include "kernels/cpu/engines/int8_quantize.h"
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/plan/parallel.h"
@@ -29,32 +31,26 @@ std::optional<std::string> check_dequantize(const Graph& graph, const Node& node
 
 void plan_quantize(NodeContext& c) {
   const QuantParams& q = *c.output_info(0).quant;
-  const float scale = q.scales[0];
-  const auto zero_point = static_cast<float>(q.zero_points[0]);
+  const QuantizeParams params{.scale = q.scales[0], .zero_point = q.zero_points[0]};
+  const bool avx512 = c.int8_vnni();  // int8_quantize.h's vector path (equal results)
   const Value x = c.input(0);
-  const Value y = c.output(0, x.layout);
+  // A model's NCHW input that an int8 conv reads (in NHWC): reordered while it is quantized.
+  const std::optional<size_t> consumer = c.sole_consumer(0);
+  const bool to_nhwc =
+      x.shape.size() == 4 && is_identity(x.layout) && consumer && c.graph().nodes[*consumer].op == "conv2d";
+  const Value y = c.output(0, to_nhwc ? nhwc_layout() : x.layout);
   const size_t n = count_of(x);
-  c.add_kernel({x, y}, [=](Pointers p, pthreadpool_t pool) {
-    const auto* in = static_cast<const float*>(p[0]);
-    auto* out = static_cast<int8_t*>(p[1]);
-    const float low = -128.0f - zero_point, high = 127.0f - zero_point;
-    parallel_chunks(pool, n, 16384, [&](size_t begin, size_t end) {
-      // Locals, not captures: an int8 store might change a captured value as far as GCC knows,
-      // so it reloaded them per element instead of vectorizing the loop.
-      const float* src = in;
-      int8_t* dst = out;
-      const float s = scale, zero = zero_point, lo = low, hi = high;
-      for (size_t i = begin; i < end; ++i) {
-        float v = src[i] / s;
-        v = v != v ? 0.0f : v;  // NaN quantizes to the zero point
-        v = v < lo ? lo : (v > hi ? hi : v);
-        // Round half to even as nearbyint does, without a libm call per element (so the loop
-        // vectorizes): adding and subtracting 1.5 * 2^23 rounds any |v| < 2^22 in the default
-        // rounding mode, and |v| <= 255 here.
-        v = (v + 0x1.8p23f) - 0x1.8p23f;
-        dst[i] = static_cast<int8_t>(v + zero);
-      }
+  if (to_nhwc) {
+    const auto batch = static_cast<size_t>(x.shape[0]), channels = static_cast<size_t>(x.shape[1]);
+    const auto pixels = static_cast<size_t>(x.shape[2] * x.shape[3]);
+    c.add_kernel({x, y}, [=](Pointers p, pthreadpool_t pool) {
+      int8_quantize_to_nhwc(static_cast<const float*>(p[0]), static_cast<int8_t*>(p[1]), batch, channels, pixels,
+                            params, avx512, pool);
     });
+    return;
+  }
+  c.add_kernel({x, y}, [=](Pointers p, pthreadpool_t pool) {
+    int8_quantize(static_cast<const float*>(p[0]), static_cast<int8_t*>(p[1]), n, params, avx512, pool);
   });
 }
 

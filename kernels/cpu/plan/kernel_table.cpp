@@ -164,6 +164,7 @@ constexpr std::array kInt8Kernels{
     INT8("global_avg_pool", global_avg_pool),
     INT8("sigmoid", sigmoid),
     INT8("hardswish", hardswish),
+    INT8("silu", silu),
     INT8("hardsigmoid", hardsigmoid),
     INT8("reshape", data_movement),
     INT8("flatten", data_movement),

@@ -1,5 +1,5 @@
 // Reference int8 kernels of the elementwise ops and concat (the oracle of the cpu backend's
-// int8 operators): mul, sigmoid, hardswish, hardsigmoid, concat. Per-tensor asymmetric
+// int8 operators): mul, sigmoid, hardswish, silu, hardsigmoid, concat. Per-tensor asymmetric
 // parameters on every tensor. mul requantizes its exact int32 product as XNNPACK does; the
 // activations dequantize, apply the float function and quantize (one rounding, half to even);
 // concat requantizes each input to the output's parameters (a byte copy when they are equal).
@@ -44,7 +44,11 @@ void sigmoid(const Node& node, std::span<const ConstView> in, std::span<const Mu
 }
 
 void hardswish(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  unary(node, in, out, [](float v) { return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f; });
+  unary(node, in, out, int8_hardswish_function);
+}
+
+void silu(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
+  unary(node, in, out, int8_silu_function);
 }
 
 void hardsigmoid(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
@@ -86,6 +90,7 @@ void register_quantized_elementwise_kernels(KernelTable& table) {
   table.add_int8("mul", mul);
   table.add_int8("sigmoid", sigmoid);
   table.add_int8("hardswish", hardswish);
+  table.add_int8("silu", silu);
   table.add_int8("hardsigmoid", hardsigmoid);
   table.add_int8("concat", concat);
 }

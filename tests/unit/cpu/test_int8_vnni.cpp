@@ -2,7 +2,8 @@
 // requantization (lib/ops/int8_arithmetic.h): the GEMM at row counts around its 8-row blocks,
 // column counts around its 32-column panels and 16-lane halves (masked stores), k not a multiple
 // of 4 (zero-padded weights, over-read input), row strides wider than the matrices (nothing outside
-// them is written), input zero points at both ends (the folded bias), clamps, one and two threads;
+// them is written), input zero points at both ends (the folded bias), clamps, one and two threads,
+// input flipped beforehand (int8_flip) and by the kernel;
 // the indirect conv (gathered under 16 channels) and the depthwise conv with padding, strides and
 // dilation. The kernels compute
 // the reference's float32 operations in the same order, so results must be equal (tolerance 0).
@@ -62,11 +63,15 @@ size_t check_gemm(size_t m, size_t n, size_t k, int32_t x_zero, bool with_bias, 
   const cpu::OwnedBlock memory(cpu::int8_gemm_bytes(1, k, n));
   const cpu::PackedInt8Gemm packed = cpu::pack_int8_gemm(memory.data(), w.data(), with_bias ? bias.data() : nullptr,
                                                          multipliers.data(), 1, k, n, x_zero, out);
+  // Every other shape reads flipped input (int8_flip), the rest int8 input flipped by the kernel.
+  const bool per_layer = (m + n + k) % 2 == 0;
   std::vector<uint8_t> flipped(a.size());
   cpu::int8_flip(a.data(), flipped.data(), a.size(), pool);
-  cpu::int8_gemm(packed, m, flipped.data(), lda, c.data(), ldc, pool);
+  const cpu::Int8GemmInput input =
+      per_layer ? cpu::Int8GemmInput{flipped.data(), true} : cpu::Int8GemmInput{a.data(), false};
+  cpu::int8_gemm(packed, m, input, lda, c.data(), ldc, pool);
   const std::string shape = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
-                            " x_zero=" + std::to_string(x_zero);
+                            " x_zero=" + std::to_string(x_zero) + (per_layer ? " flipped" : "");
   size_t inside_range = 0;
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < ldc; ++j) {
@@ -202,7 +207,13 @@ void check_conv(const cpu::PackedConvShape& s, size_t out_channels, bool depthwi
     std::vector<uint8_t> flipped(x.size()), flipped_padding(padding.size());
     cpu::int8_flip(x.data(), flipped.data(), x.size(), pool);
     cpu::int8_flip(padding.data(), flipped_padding.data(), padding.size(), nullptr);
-    cpu::int8_conv(packed, s, flipped.data(), flipped_padding.data(), got.data(), pool, fused);
+    cpu::int8_conv(packed, s, {flipped.data(), true}, flipped_padding.data(), got.data(), pool, fused);
+    // The same conv reading the int8 input, flipped by the kernel.
+    std::vector<int8_t> in_place(want.size(), 0);
+    cpu::int8_conv(packed, s, {x.data(), false}, padding.data(), in_place.data(), pool, fused);
+    size_t differ = 0;
+    for (size_t i = 0; i < want.size(); ++i) differ += in_place[i] != want[i];
+    CHECK_MESSAGE(differ == 0, "conv reading int8 input: " << differ << " of " << want.size() << " outputs differ");
   }
   const std::string what = std::string(depthwise ? "depthwise" : fused_add ? "conv + add" : "conv") + " " + std::to_string(s.kernel_h) + "x" +
                            std::to_string(s.kernel_w) + " channels " + std::to_string(s.channels) + " stride " +
@@ -226,6 +237,10 @@ TEST_CASE("cpu int8 vnni conv and depthwise: equal a plain loop") {
     check_conv(conv_shape(1, 9, 9, channels, 3, 1, 2, 2), 16, false, two);
     check_conv(conv_shape(1, 5, 5, channels, 1, 2, 1, 0), 17, false, nullptr);
     check_conv(conv_shape(1, 12, 11, channels, 7, 2, 1, 3), 20, false, two);  // a ResNet stem
+    // More output pixels than a work unit of gathered rows (8 blocks of 8), across two images,
+    // and 49 rows in blocks of 7; the indirect conv's window walk across output rows and images.
+    check_conv(conv_shape(2, 23, 21, channels, 3, 2, 1, 1), 24, false, two);
+    check_conv(conv_shape(1, 14, 14, channels, 7, 2, 1, 3), 33, false, nullptr);
     // A fused residual add (ResNet's blocks: 3x3, and the 1x1 stride-2 downsample).
     check_conv(conv_shape(2, 7, 6, channels, 3, 1, 1, 1), 19, false, nullptr, true);
     check_conv(conv_shape(1, 9, 8, channels, 3, 1, 1, 1), 40, false, two, true);
@@ -242,6 +257,66 @@ TEST_CASE("cpu int8 vnni conv and depthwise: equal a plain loop") {
     for (size_t kernel : {3, 5}) {
       check_conv(conv_shape(1, 7, 7, channels, kernel, 1, 1, kernel / 2), channels, true, two);
       check_conv(conv_shape(1, 13, 14, channels, kernel, 2, 1, kernel / 2), channels, true, two);
+    }
+  pthreadpool_destroy(two);
+}
+
+TEST_CASE("cpu int8 vnni mul and global average pool: equal the reference arithmetic") {
+  if (!cpu::int8_vnni_supported()) {
+    MESSAGE("skipped: this CPU has no AVX512-VNNI");
+    return;
+  }
+  pthreadpool_t two = pthreadpool_create(2);
+  // mul: elementwise (repeat 1) and a per-row broadcast, rows around the 16-lane steps.
+  struct MulShape {
+    size_t outer, repeat, inner;
+  };
+  const cpu::Int8MulParams params{.a_zero = -7,
+                                  .b_zero = 100,
+                                  .multiplier = 0.05f * 0.004f / 0.03f,
+                                  .out = {.zero_point = -3, .low = -128, .high = 127}};
+  for (const MulShape& m :
+       {MulShape{1, 1, 1}, MulShape{1, 1, 67}, MulShape{2, 12, 16}, MulShape{1, 9, 33}, MulShape{3, 5, 200}})
+    for (pthreadpool_t pool : {static_cast<pthreadpool_t>(nullptr), two}) {
+      const uint32_t seed = static_cast<uint32_t>(m.outer * 100 + m.repeat * 10 + m.inner);
+      const std::vector<int8_t> a = random_int8(m.outer * m.repeat * m.inner, seed);
+      const std::vector<int8_t> b = random_int8(m.outer * m.inner, seed + 1);
+      std::vector<int8_t> y(a.size() + 1, 55);
+      cpu::int8_mul(a.data(), b.data(), y.data(), m.outer, m.repeat, m.inner, params, pool);
+      size_t wrong = 0;
+      for (size_t o = 0; o < m.outer; ++o)
+        for (size_t r = 0; r < m.repeat; ++r)
+          for (size_t i = 0; i < m.inner; ++i) {
+            const size_t at = (o * m.repeat + r) * m.inner + i;
+            const int32_t product = (a[at] - params.a_zero) * (b[o * m.inner + i] - params.b_zero);
+            wrong += y[at] != requantize(product, params.multiplier, params.out.zero_point, -128, 127);
+          }
+      CHECK_MESSAGE(wrong == 0, "mul " << m.outer << "x" << m.repeat << "x" << m.inner << ": " << wrong << " differ");
+      CHECK(y[a.size()] == 55);
+    }
+  // Global average pool: channel blocks of 64 and their tail, several images; from 64 KiB of input
+  // on two threads, each summing half of the pixels.
+  for (size_t channels : {1, 16, 64, 70, 144})
+    for (size_t pixels : {1, 49, 196, 784, 1001}) {
+      const size_t batch = 2;
+      const std::vector<int8_t> x = random_int8(batch * pixels * channels, static_cast<uint32_t>(channels + pixels));
+      const int32_t x_zero = -20;
+      const float multiplier = 0.05f / (static_cast<float>(pixels) * 0.02f);
+      const cpu::Int8Output out{.zero_point = 7, .low = -128, .high = 127};
+      std::vector<int8_t> y(batch * channels + 1, 55);
+      std::vector<std::byte> scratch(cpu::int8_global_avg_pool_scratch_bytes(batch, channels, 2));
+      cpu::int8_global_avg_pool(x.data(), y.data(), batch, pixels, channels, x_zero, multiplier, out, scratch.data(), 2,
+                                two);
+      size_t wrong = 0;
+      for (size_t n = 0; n < batch; ++n)
+        for (size_t c = 0; c < channels; ++c) {
+          int32_t acc = 0;
+          for (size_t p = 0; p < pixels; ++p) acc += x[(n * pixels + p) * channels + c] - x_zero;
+          wrong += y[n * channels + c] != requantize(acc, multiplier, out.zero_point, out.low, out.high);
+        }
+      CHECK_MESSAGE(wrong == 0, "global average pool, " << channels << " channels, " << pixels << " pixels: " << wrong
+                                                        << " differ");
+      CHECK(y[batch * channels] == 55);
     }
   pthreadpool_destroy(two);
 }

@@ -1,10 +1,13 @@
-// int8 residual connections, conv -> add, on the cpu backend in every cpu variant of the option
-// matrix (1 and 2 threads, the AVX512-VNNI path and XNNPACK's, prepacked) against the reference
-// backend, equal on the VNNI path and within one int8 step on XNNPACK's: on the VNNI path the planner fuses the add into the conv's output
-// stage (kernels/cpu/ops/ops_int8_vnni.cpp), which the one-node cases of the harness cannot reach.
-// Each graph also states whether the add may be fused, and the test checks that the VNNI path
-// plans it so (no step of its own) and that XNNPACK's path never does. Each ends in a transpose to
-// NHWC, so that no output reordering step is charged to the add.
+// The int8 nodes the VNNI planner fuses into a conv (kernels/cpu/ops/ops_int8_vnni.cpp), which the
+// one-node cases of the harness cannot reach: residual connections, conv -> add, into the conv's
+// output stage, and an int8 activation table (hardswish, silu, hardsigmoid) read by a depthwise
+// conv alone (split by rows or by channel blocks) applied to the conv's output rows; after a GEMM
+// conv (one group, gathered stem) the activation stays a node of its own. On the cpu backend in every cpu variant of the option matrix (1 and 2
+// threads, the AVX512-VNNI path and XNNPACK's, prepacked) against the reference backend, equal on
+// the VNNI path and within one int8 step on XNNPACK's. Each graph also states how many nodes may be
+// fused, and the test checks that the VNNI path plans them so (no step of their own) and that
+// XNNPACK's path never does. Each ends in a transpose to NHWC, so that no output reordering step is
+// charged to the fused node.
 #include <doctest/doctest.h>
 #include <xnnpack.h>
 
@@ -38,8 +41,10 @@ class ResidualGraph {
     built_.inputs.push_back(std::move(data));
   }
 
-  // y = conv(x) with per-channel weights (scales 0.006 .. 0.014) and an int32 bias.
-  void conv(const std::string& x, const std::string& y, Shape w_shape, Ints strides, Ints pads, QuantParams y_quant) {
+  // y = conv(x) with per-channel weights (scales 0.006 .. 0.014) and an int32 bias; `group` 0 means
+  // depthwise (one group per input channel).
+  void conv(const std::string& x, const std::string& y, Shape w_shape, Ints strides, Ints pads, QuantParams y_quant,
+            int64_t group = 1) {
     const int64_t out_channels = w_shape[0];
     QuantParams wq{.axis = 0};
     for (int64_t c = 0; c < out_channels; ++c) {
@@ -56,9 +61,14 @@ class ResidualGraph {
     for (int64_t c = 0; c < out_channels; ++c) reinterpret_cast<int32_t*>(bias.data.mutable_data())[c] = values(rng_);
     built_.graph.add_tensor(std::move(bias));
     built_.graph.add_tensor({.name = y, .dtype = DType::i8});
-    built_.graph.nodes.push_back({.name = y + "_conv", .op = "conv2d", .inputs = {x, w, b}, .outputs = {y},
-                                  .attrs = {{"strides", strides}, {"pads", pads}, {"dilations", Ints{1, 1}},
-                                            {"group", int64_t{1}}}});
+    built_.graph.nodes.push_back({.name = y + "_conv",
+                                  .op = "conv2d",
+                                  .inputs = {x, w, b},
+                                  .outputs = {y},
+                                  .attrs = {{"strides", strides},
+                                            {"pads", pads},
+                                            {"dilations", Ints{1, 1}},
+                                            {"group", group == 0 ? w_shape[0] : group}}});
     quants_[y] = std::move(y_quant);
   }
 
@@ -70,12 +80,24 @@ class ResidualGraph {
     quants_[y] = std::move(y_quant);
   }
 
+  // y = op(x) for an int8 hardswish, silu or hardsigmoid.
+  void activation(const std::string& op, const std::string& x, const std::string& y, QuantParams y_quant) {
+    built_.graph.add_tensor({.name = y, .dtype = DType::i8});
+    Node node{.name = y + "_" + op, .op = op, .inputs = {x}, .outputs = {y}};
+    if (op == "hardsigmoid") node.attrs = {{"alpha", 1.0 / 6}, {"beta", 0.5}};
+    built_.graph.nodes.push_back(std::move(node));
+    quants_[y] = std::move(y_quant);
+  }
+
   // out = y in NHWC order, y's parameters: the cpu plan's NHWC result leaves without a reordering
   // step, which would be charged to the graph's last node.
   void to_nhwc(const std::string& y, const std::string& out) {
     built_.graph.add_tensor({.name = out, .dtype = DType::i8});
-    built_.graph.nodes.push_back(
-        {.name = out + "_transpose", .op = "transpose", .inputs = {y}, .outputs = {out}, .attrs = {{"perm", Ints{0, 2, 3, 1}}}});
+    built_.graph.nodes.push_back({.name = out + "_transpose",
+                                  .op = "transpose",
+                                  .inputs = {y},
+                                  .outputs = {out},
+                                  .attrs = {{"perm", Ints{0, 2, 3, 1}}}});
     quants_[out] = quants_.at(y);
   }
 
@@ -91,7 +113,8 @@ class ResidualGraph {
   ConstData random_bytes(int64_t count, int low, int high) {
     ConstData data = ConstData::allocate(static_cast<size_t>(count));
     std::uniform_int_distribution<int> values(low, high);
-    for (int64_t i = 0; i < count; ++i) reinterpret_cast<int8_t*>(data.mutable_data())[i] = static_cast<int8_t>(values(rng_));
+    for (int64_t i = 0; i < count; ++i)
+      reinterpret_cast<int8_t*>(data.mutable_data())[i] = static_cast<int8_t>(values(rng_));
     return data;
   }
   std::mt19937 rng_;
@@ -102,7 +125,7 @@ class ResidualGraph {
 struct ResidualCase {
   std::string name;
   CaseGraph built;
-  size_t fusable = 0;  // adds the VNNI path plans into a conv
+  size_t fusable = 0;  // adds and activations the VNNI path plans into a conv
 };
 
 std::vector<ResidualCase> residual_cases() {
@@ -152,24 +175,62 @@ std::vector<ResidualCase> residual_cases() {
     g.to_nhwc("y", "out");
     cases.push_back({"broadcast residual", g.finish({"out"}), 0});
   }
+  {  // MobileNetV3's expand conv and its hardswish (not fused), then a depthwise conv and SiLU
+     // (EfficientNet), two images, odd channels.
+    ResidualGraph g(6);
+    g.input("x", {2, 19, 5, 6}, per_tensor(0.05f, 3));
+    g.conv("x", "c", {37, 19, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.3f, -20));
+    g.activation("hardswish", "c", "h", per_tensor(0.2f, -60));
+    g.conv("h", "d", {37, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, per_tensor(0.5f, 10), 0);
+    g.activation("silu", "d", "y", per_tensor(0.25f, -70));
+    g.to_nhwc("y", "out");
+    cases.push_back({"1x1 conv + hardswish, depthwise 3x3 s2 + silu", g.finish({"out"}), 1});
+  }
+  {  // A gathered stem (3 channels, 7x7, more pixels than a unit: not fused) and depthwise convs: rows
+     // split, and 7 rows of 96 channels, split by channel blocks at 2 threads.
+    ResidualGraph g(7);
+    g.input("x", {1, 3, 20, 22}, per_tensor(0.05f, 3));
+    g.conv("x", "s", {21, 3, 7, 7}, {1, 1}, {3, 3, 3, 3}, per_tensor(0.6f, -5));
+    g.activation("hardswish", "s", "h", per_tensor(0.3f, -80));
+    g.conv("h", "d", {21, 1, 5, 5}, {1, 1}, {2, 2, 2, 2}, per_tensor(0.2f, 4), 0);
+    g.activation("silu", "d", "e", per_tensor(0.15f, -60));
+    g.conv("e", "p", {96, 21, 3, 3}, {3, 3}, {1, 1, 1, 1}, per_tensor(0.4f, 0));
+    g.conv("p", "q", {96, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.2f, -2), 0);
+    g.activation("hardsigmoid", "q", "y", per_tensor(1.0f / 255, -128));
+    g.to_nhwc("y", "out");
+    cases.push_back({"stem + hardswish, depthwise + silu, depthwise + hardsigmoid", g.finish({"out"}), 2});
+  }
+  {  // Not fusable: the conv's output is also a graph output.
+    ResidualGraph g(8);
+    g.input("x", {1, 16, 6, 6}, per_tensor(0.05f, 3));
+    g.conv("x", "c", {16, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.4f, -5), 0);
+    g.activation("silu", "c", "y", per_tensor(0.3f, -60));
+    g.to_nhwc("y", "out");
+    cases.push_back({"activation of a conv output that is also a graph output", g.finish({"out", "c"}), 0});
+  }
   return cases;
 }
 
-// Adds that plan no step of their own (fused into a conv's).
-size_t fused_adds(const Graph& graph, const PlanOptions& options) {
+bool fusable_op(const std::string& op) {
+  return op == "add" || op == "hardswish" || op == "silu" || op == "hardsigmoid";
+}
+
+// Adds and activations that plan no step of their own (fused into a conv's).
+size_t fused_nodes(const Graph& graph, const PlanOptions& options) {
   REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
   cpu::PlanBuilder builder(graph, options, nullptr);
   builder.plan_nodes();
   std::vector<bool> planned(graph.nodes.size(), false);
   for (const cpu::PlannedStep& step : builder.steps) planned.at(step.node_index) = true;
   size_t fused = 0;
-  for (size_t n = 0; n < graph.nodes.size(); ++n) fused += graph.nodes[n].op == "add" && !planned[n] ? 1 : 0;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) fused += fusable_op(graph.nodes[n].op) && !planned[n] ? 1 : 0;
   return fused;
 }
 
 }  // namespace
 
-TEST_CASE("int8 conv + residual add: cpu matches the reference in every cpu variant, fused on the VNNI path") {
+TEST_CASE(
+    "int8 conv + residual add or activation: cpu matches the reference in every cpu variant, fused on the VNNI path") {
   const Backend* cpu = find_backend("cpu");
   REQUIRE(cpu != nullptr);
   const auto reference = make_reference_backend();
@@ -193,10 +254,10 @@ TEST_CASE("int8 conv + residual add: cpu matches the reference in every cpu vari
         if (auto mismatch = first_mismatch(actual[o], expected[o], 0, vnni ? 0 : 1))
           FAIL_CHECK("output " << o << ": " << *mismatch);
       ++compared;
-      CHECK(fused_adds(graph, variant.options) == (vnni ? c.fusable : 0));
+      CHECK(fused_nodes(graph, variant.options) == (vnni ? c.fusable : 0));
     }
   }
-  CHECK(compared >= 5 * 4);
+  CHECK(compared >= 8 * 4);
 }
 
 }  // namespace mt::optest
