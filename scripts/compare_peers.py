@@ -14,7 +14,8 @@ Runners, each timing the same model with the same input (input.npy of scripts/ex
                    (each step when its tool is built), then mt-bench --device cpu --format json
   mt-int8          mt-convert | mt-fuse | mt-quantize --calibration input.npy | mt-prepack of the
                    fp32 model, on the cpu backend's own AVX512-VNNI int8 kernels where the CPU has them
-  mt-int8-xnnpack  the same int8 model with MT_CPU_INT8_VNNI=0 (XNNPACK's int8 operators)
+  mt-int8-xnnpack  the int8 model prepacked with --cpu avx2, run with MT_CPU_INT8_VNNI=0 (XNNPACK's int8
+                   operators)
 
 Every table row also gives the model's operation count (mt-bench --profile: 2 per multiply-add)
 as GOPS at 1 thread for the fp32 and int8 runners.
@@ -229,15 +230,16 @@ def find_mt_tools(mt_bin):
     return tools
 
 
-def mt_pipeline(tools, int8: bool = False) -> list:
-    """The steps that build an mt model from {onnx}; int8 adds mt-quantize calibrated on {input}."""
+def mt_pipeline(tools, int8: bool = False, cpu: str = None) -> list:
+    """The steps that build an mt model from {onnx}; int8 adds mt-quantize calibrated on {input}; cpu is
+    mt-prepack's --cpu (default: this machine's kernels)."""
     steps = [[tools["mt-convert"], "{onnx}"]]
     if tools["mt-fuse"]:
         steps.append([tools["mt-fuse"]])
     if int8:
         steps.append([tools["mt-quantize"], "--calibration", "{input}"])
     if tools["mt-prepack"]:
-        steps.append([tools["mt-prepack"], "--backend", "cpu"])
+        steps.append([tools["mt-prepack"], "--backend", "cpu"] + (["--cpu", cpu] if cpu else []))
     return steps
 
 
@@ -410,6 +412,11 @@ class Session:
                     build_mt_model(mt_pipeline(tools, int8=True), d / "model.onnx", d / "input.npy", out)
                     for r in MT_INT8_RUNNERS:
                         self.mt_models[(model, r)] = out
+                    if "mt-int8-xnnpack" in self.args.runners:  # int8 weights in XNNPACK's order, not packed for VNNI
+                        xnnpack = out.with_suffix(".xnnpack.mt")
+                        build_mt_model(mt_pipeline(tools, int8=True, cpu="avx2"), d / "model.onnx", d / "input.npy",
+                                       xnnpack)
+                        self.mt_models[(model, "mt-int8-xnnpack")] = xnnpack
                     if self.mt_ops.get(model) is None:
                         self.mt_ops[model] = self.count_ops(tools, out)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
@@ -535,7 +542,8 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
         "uint8 activations and per-channel int8 weights, where such an export exists.",
         "- **mt cpu int8**: the fp32 pipeline with `mt-quantize --calibration input.npy` before `mt-prepack`, run "
         "on the cpu backend's own AVX512-VNNI int8 kernels (`kernels/cpu/engines/int8_vnni.h`) where the CPU has them; "
-        "**mt cpu int8 XNNPACK**: the same file with `MT_CPU_INT8_VNNI=0` (XNNPACK's qs8/qc8 operators).",
+        "**mt cpu int8 XNNPACK**: the int8 model prepacked with `--cpu avx2` and run with `MT_CPU_INT8_VNNI=0` "
+        "(XNNPACK's qs8/qc8 operators).",
         "",
     ]
     for runner, reason in session.notes.items():
