@@ -4,8 +4,6 @@
 #include <array>
 #include <bit>
 #include <cstring>
-#include <thread>
-#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <nmmintrin.h>
@@ -163,48 +161,6 @@ uint64_t crc32c_lanes_finish(const uint64_t* state, const unsigned char* pending
   return fmix64(sum ^ (total * kPrime3));
 }
 
-// ---- combining CRC32C runs (checksum_parallel) ----
-
-// a(x) b(x) mod P in the reflected representation (bit 31 is x^0), as zlib's crc32_combine does.
-uint32_t multiply_mod_p(uint32_t a, uint32_t b) {
-  uint32_t m = 1u << 31, product = 0;
-  for (;;) {
-    if (a & m) {
-      product ^= b;
-      if ((a & (m - 1)) == 0) break;
-    }
-    m >>= 1;
-    b = (b & 1) != 0 ? (b >> 1) ^ 0x82F63B78u : b >> 1;
-  }
-  return product;
-}
-
-// x^(2^k) mod P for k = 0 .. 66 (byte counts up to 2^64 are 8 n < 2^67 bits).
-constexpr size_t kPowers = 67;
-const std::array<uint32_t, kPowers>& powers_of_x() {
-  static const std::array<uint32_t, kPowers> table = [] {
-    std::array<uint32_t, kPowers> t{};
-    uint32_t p = 1u << 30;  // x^1
-    for (uint32_t& entry : t) {
-      entry = p;
-      p = multiply_mod_p(p, p);
-    }
-    return t;
-  }();
-  return table;
-}
-
-// The CRC state `crc` after `bytes` zero bytes: crc x^(8 bytes) mod P.
-uint32_t crc_after_zeros(uint32_t crc, size_t bytes) {
-  const auto& powers = powers_of_x();
-  uint32_t shift = 1u << 31;  // x^0
-  for (size_t k = 3; bytes != 0; bytes >>= 1, ++k)
-    if (bytes & 1) shift = multiply_mod_p(powers[k], shift);
-  return multiply_mod_p(shift, crc);
-}
-
-constexpr size_t kMinParallelBytes = size_t{8} << 20;  // smaller: one thread is done before another starts
-
 }  // namespace
 
 ChecksumAlgorithm checksum_algorithm_for(uint32_t format_version) {
@@ -261,31 +217,6 @@ uint64_t checksum(const void* data, size_t size, ChecksumAlgorithm algorithm) {
   Checksum sum(algorithm);
   sum.update(data, size);
   return sum.finish();
-}
-
-uint64_t checksum_parallel(const void* data, size_t size, ChecksumAlgorithm algorithm, unsigned threads) {
-  const size_t stripes = size / 64;
-  threads = static_cast<unsigned>(std::min<size_t>(threads, size / kMinParallelBytes));
-  if (algorithm != ChecksumAlgorithm::crc32c_lanes || threads <= 1) return checksum(data, size, algorithm);
-  static const StripesFn best = best_crc_stripes();
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  // Run t: stripes [first(t), first(t + 1)); the first starts from the initial state, the others from 0.
-  auto first = [&](size_t t) { return stripes * t / threads; };
-  std::vector<std::array<uint64_t, 8>> runs(threads);
-  runs[0].fill(kCrcInit);
-  auto compute = [&](size_t t) { best(runs[t].data(), bytes + first(t) * 64, first(t + 1) - first(t)); };
-  std::vector<std::thread> workers;
-  for (size_t t = 1; t < threads; ++t) workers.emplace_back(compute, t);
-  compute(0);
-  for (std::thread& worker : workers) worker.join();
-  uint64_t lanes[8];
-  std::copy(runs[0].begin(), runs[0].end(), lanes);
-  for (size_t t = 1; t < threads; ++t) {
-    const size_t lane_bytes = (first(t + 1) - first(t)) * 8;  // each lane takes one word of every stripe
-    for (size_t l = 0; l < 8; ++l)
-      lanes[l] = crc_after_zeros(static_cast<uint32_t>(lanes[l]), lane_bytes) ^ static_cast<uint32_t>(runs[t][l]);
-  }
-  return crc32c_lanes_finish(lanes, bytes + stripes * 64, size % 64, size);
 }
 
 uint32_t crc32c(uint32_t state, const void* data, size_t size) {

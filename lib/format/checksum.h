@@ -43,12 +43,6 @@ class Checksum {
 
 uint64_t checksum(const void* data, size_t size, ChecksumAlgorithm algorithm = ChecksumAlgorithm::crc32c_lanes);
 
-// checksum(data, size, algorithm) computed on up to `threads` threads (crc32c_lanes from 8 MiB on;
-// the caller's thread is one of them, the others are joined before it returns). CRC is linear, so
-// each thread checksums its own run of 64-byte stripes from a zero state and the runs are combined:
-// crc(s, A B) = crc(s, A) x^(8 |B|) mod P + crc(0, B) in GF(2).
-uint64_t checksum_parallel(const void* data, size_t size, ChecksumAlgorithm algorithm, unsigned threads);
-
 // CRC32C (Castagnoli, reflected) of `size` bytes continuing from `state`, without the customary
 // initial and final inversion: crc32c(~0u, "123456789", 9) == ~0xE3069283.
 uint32_t crc32c(uint32_t state, const void* data, size_t size);

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <set>
-#include <thread>
 
 #include "lib/core/error.h"
 #include "lib/core/version.h"
@@ -70,9 +69,6 @@ bool all_zero(const std::byte* bytes, size_t size) {
 }
 
 size_t align_up(size_t value) { return (value + kDataAlignment - 1) / kDataAlignment * kDataAlignment; }
-
-// Threads verifying a large data section: the cores, up to 4 (more hardly add memory bandwidth).
-unsigned verify_threads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 4u); }
 
 // ---- writing ----------------------------------------------------------------------------
 
@@ -309,7 +305,7 @@ class Reader {
       bad("the padding between the graph and data sections is not zero");
     if (checksum(p + h.graph_offset, h.graph_size, algorithm) != h.graph_checksum)
       bad("graph section checksum mismatch (file corrupted)");
-    if (checksum_parallel(p + h.data_offset, h.data_size, algorithm, verify_threads()) != h.data_checksum)
+    if (checksum(p + h.data_offset, h.data_size, algorithm) != h.data_checksum)
       bad("data section checksum mismatch (file corrupted)");
     return h;
   }

@@ -1,6 +1,6 @@
 // The section checksums of mt-format(5): pinned values (computed independently by
-// tests/integration/mtfile.py), streaming in pieces, on several threads, the CRC instruction against
-// the portable tables, and the detection guarantees of the CRC32C lanes.
+// tests/integration/mtfile.py), streaming in pieces, the CRC instruction against the portable
+// tables, and the detection guarantees of the CRC32C lanes.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -54,29 +54,6 @@ TEST_CASE("a checksum fed in pieces equals the checksum of the whole") {
       split.update(bytes.data() + cut + 3, bytes.size() - cut - 3);
       CHECK(split.finish() == checksum(bytes.data(), bytes.size(), algorithm));
     }
-  }
-}
-
-TEST_CASE("a checksum on several threads equals the checksum on one") {
-  // Runs split at stripes (64 bytes) of unequal counts, tails of every kind, sizes where fewer
-  // threads than asked for have 8 MiB each; the multiply-rotate checksum always runs on one.
-  const auto bytes = random_bytes((size_t{41} << 20) + 200, 13);
-  for (size_t size : {size_t{8} << 20, (size_t{16} << 20) + 1, (size_t{24} << 20) + 63, (size_t{41} << 20) + 200}) {
-    const uint64_t one = checksum(bytes.data(), size);
-    for (unsigned threads : {1u, 2u, 3u, 4u, 7u}) {
-      INFO("size ", size, ", threads ", threads);
-      CHECK(checksum_parallel(bytes.data(), size, ChecksumAlgorithm::crc32c_lanes, threads) == one);
-    }
-  }
-  CHECK(checksum_parallel(bytes.data(), bytes.size(), ChecksumAlgorithm::multiply_rotate, 4) ==
-        checksum(bytes.data(), bytes.size(), ChecksumAlgorithm::multiply_rotate));
-  // A flipped byte in any run changes it.
-  auto flipped = bytes;
-  for (size_t at : {size_t{5}, size_t{20} << 20, flipped.size() - 1}) {
-    flipped[at] ^= 1;
-    CHECK(checksum_parallel(flipped.data(), flipped.size(), ChecksumAlgorithm::crc32c_lanes, 4) !=
-          checksum(bytes.data(), bytes.size()));
-    flipped[at] ^= 1;
   }
 }
 
