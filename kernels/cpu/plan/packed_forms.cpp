@@ -42,15 +42,23 @@ struct LayoutLine {
   CpuLayout layout;
   LayoutNeeds needs;
 };
+constexpr bool KernelPaths::*kGemm = &KernelPaths::packed_gemm;
+constexpr bool KernelPaths::*kVnni = &KernelPaths::int8_vnni;
+constexpr const char* kAvx512f = "AVX-512F";
+constexpr const char* kAvx512Int8 = "AVX512-VNNI, -BW, -VL and -VBMI";
 constexpr LayoutLine kLayouts[] = {
-    {CpuLayout::gemm, {&KernelPaths::packed_gemm, "the packed GEMM", "AVX-512F"}},
-    {CpuLayout::winograd4, {nullptr, "Winograd F(4x4, 3x3)", ""}},
-    {CpuLayout::winograd2, {nullptr, "Winograd F(2x2, 3x3)", ""}},
-    {CpuLayout::winograd4_gemm, {&KernelPaths::packed_gemm, "Winograd F(4x4, 3x3) on the packed GEMM", "AVX-512F"}},
-    {CpuLayout::winograd2_gemm, {&KernelPaths::packed_gemm, "Winograd F(2x2, 3x3) on the packed GEMM", "AVX-512F"}},
-    {CpuLayout::vnni_gemm, {&KernelPaths::int8_vnni, "the int8 VNNI GEMM", "AVX512-VNNI"}},
-    {CpuLayout::vnni_gemm_gathered, {&KernelPaths::int8_vnni, "the int8 VNNI GEMM", "AVX512-VNNI"}},
-    {CpuLayout::vnni_depthwise, {&KernelPaths::int8_vnni, "the int8 VNNI depthwise conv", "AVX512-VNNI"}},
+    {CpuLayout::gemm, {kGemm, &PlanOptions::packed_gemm, "MT_CPU_AVX512_GEMM", "the packed GEMM", kAvx512f}},
+    {CpuLayout::winograd4, {nullptr, &PlanOptions::winograd, "MT_CPU_WINOGRAD", "Winograd F(4x4, 3x3)", ""}},
+    {CpuLayout::winograd2, {nullptr, &PlanOptions::winograd, "MT_CPU_WINOGRAD", "Winograd F(2x2, 3x3)", ""}},
+    {CpuLayout::winograd4_gemm,
+     {kGemm, &PlanOptions::packed_gemm, "MT_CPU_AVX512_GEMM", "Winograd F(4x4, 3x3) on the packed GEMM", kAvx512f}},
+    {CpuLayout::winograd2_gemm,
+     {kGemm, &PlanOptions::packed_gemm, "MT_CPU_AVX512_GEMM", "Winograd F(2x2, 3x3) on the packed GEMM", kAvx512f}},
+    {CpuLayout::vnni_gemm, {kVnni, &PlanOptions::int8_vnni, "MT_CPU_INT8_VNNI", "the int8 VNNI GEMM", kAvx512Int8}},
+    {CpuLayout::vnni_gemm_gathered,
+     {kVnni, &PlanOptions::int8_vnni, "MT_CPU_INT8_VNNI", "the int8 VNNI GEMM", kAvx512Int8}},
+    {CpuLayout::vnni_depthwise,
+     {kVnni, &PlanOptions::int8_vnni, "MT_CPU_INT8_VNNI", "the int8 VNNI depthwise conv", kAvx512Int8}},
 };
 
 const PackedOp* packed_op(const Graph& graph, const Node& node) {
@@ -134,24 +142,19 @@ std::optional<std::string> check_packed_weights(const Graph& graph, const Kernel
       const std::optional<CpuLayout> wanted = weight_layout(graph, node, i, paths);
       if (wanted == stored || (wanted && packs_from(*wanted, w))) continue;
       if (refused++ > 0) continue;
-      // Why this plan's kernel differs: the stored layout's path is off here (the CPU lacks its
-      // instructions, the target cap excludes them, a switch turns it off), or Winograd is.
+      // Why this plan's kernel differs: the stored layout's kernel is off here (turned off, the target
+      // cap excludes its instructions, the CPU lacks them), or Winograd is.
       const LayoutNeeds needs = layout_needs(*stored);
+      const bool off = needs.path != nullptr && !(paths.*needs.path);
       std::string why;
-      if (needs.path != nullptr && !(paths.*needs.path)) {
-        const bool switched_off = needs.path == &KernelPaths::packed_gemm ? !options.packed_gemm : !options.int8_vnni;
-        if (switched_off)
-          why = fmt::format("{} is turned off ({}=0)", needs.kernel,
-                            needs.path == &KernelPaths::packed_gemm ? "MT_CPU_AVX512_GEMM" : "MT_CPU_INT8_VNNI");
-        else if (options.cpu_target && !(target_paths(*options.cpu_target).*needs.path))
-          why = fmt::format("{} needs {}, which the target {} (MT_CPU_TARGET) excludes", needs.kernel,
-                            needs.instructions, cpu_target_name(*options.cpu_target));
-        else why = fmt::format("{} needs {}, which this CPU lacks", needs.kernel, needs.instructions);
-      } else if (!paths.winograd && (is_winograd_points(*stored) || points_of(*stored))) {
+      if (off && !(options.*needs.option)) why = fmt::format("{} is turned off ({}=0)", needs.kernel, needs.variable);
+      else if (off && options.cpu_target && !(target_paths(*options.cpu_target).*needs.path))
+        why = fmt::format("{} needs {}, which the target {} (MT_CPU_TARGET) excludes", needs.kernel, needs.instructions,
+                          cpu_target_name(*options.cpu_target));
+      else if (off) why = fmt::format("{} needs {}, which this CPU lacks", needs.kernel, needs.instructions);
+      else if (!options.winograd && (is_winograd_points(*stored) || points_of(*stored)))
         why = "Winograd is turned off (MT_CPU_WINOGRAD=0)";
-      } else {
-        why = fmt::format("this plan runs node '{}' on another kernel", node.name);
-      }
+      else why = fmt::format("this plan runs node '{}' on another kernel", node.name);
       first = fmt::format("tensor '{}' is stored for {} (layout '{}'), but {}", w.name, needs.kernel, w.layout, why);
     }
   }

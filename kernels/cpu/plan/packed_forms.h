@@ -31,12 +31,14 @@ void pack_weights(const Graph& graph, const Node& node, size_t input, CpuLayout 
 // packing function takes it (row-major and ohwi always; the Winograd points for their GEMM form).
 bool packs_from(CpuLayout layout, const TensorInfo& stored);
 
-// The kernel path that reads `layout` (nullptr: every plan has it) and, for refusals, what it is and
-// which instructions it needs ("the packed GEMM", "AVX-512F").
+// The kernel path that reads `layout` (nullptr: every plan has it), the plan option and environment
+// switch that turn it off, and, for refusals, what it is and which instructions it needs.
 struct LayoutNeeds {
   bool KernelPaths::*path = nullptr;
-  const char* kernel = "";
-  const char* instructions = "";
+  bool PlanOptions::*option = nullptr;
+  const char* variable = "";      // "MT_CPU_AVX512_GEMM"
+  const char* kernel = "";        // "the packed GEMM"
+  const char* instructions = "";  // "AVX-512F"
 };
 LayoutNeeds layout_needs(CpuLayout layout);
 

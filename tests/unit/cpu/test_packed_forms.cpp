@@ -223,7 +223,7 @@ TEST_CASE("cpu packed forms: int8 weights in the VNNI layouts, folded biases and
   CHECK(stored.at("fc") == "cpu_vnni_gemm");
   CHECK(stored.at("cb").empty());  // the bias stays, folded into the packed block too
   if (!cpu::int8_vnni_supported()) {
-    CHECK(contains(refusal(packed.graph, {}), "needs AVX512-VNNI, which this CPU lacks"));
+    CHECK(contains(refusal(packed.graph, {}), "needs AVX512-VNNI, -BW, -VL and -VBMI, which this CPU lacks"));
     return;
   }
   CHECK(packed_bytes(packed.graph) < 1024);
@@ -256,7 +256,8 @@ TEST_CASE("cpu packed forms: a plan whose kernels differ refuses the model, nami
   // int8: the VNNI layouts under a cap or with the switch off.
   GraphBuilder int8 = int8_network();
   cpu::prepack_graph(int8.graph, PrepackOptions{.cpu_target = CpuTarget::avx512});
-  CHECK(contains(refusal(int8.graph, generic), "the int8 VNNI GEMM needs AVX512-VNNI, which the target generic"));
+  CHECK(contains(refusal(int8.graph, generic),
+                 "the int8 VNNI GEMM needs AVX512-VNNI, -BW, -VL and -VBMI, which the target generic"));
   if (cpu::int8_vnni_supported()) {
     PlanOptions off;
     off.int8_vnni = false;
