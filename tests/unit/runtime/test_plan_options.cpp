@@ -22,7 +22,8 @@ struct ScopedEnv {
 }  // namespace
 
 TEST_CASE("plan options: every kernel path is on by default, with or without the environment") {
-  for (const char* name : {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI", "MT_CPU_TARGET"}) unsetenv(name);
+  for (const char* name : {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI", "MT_CPU_TARGET"})
+    unsetenv(name);
   for (const PlanOptions& options : {PlanOptions{}, PlanOptions::from_environment()}) {
     CHECK(options.winograd);
     CHECK(options.packed_gemm);
@@ -50,7 +51,8 @@ TEST_CASE("plan options: MT_CPU_TARGET caps the instructions; another value is a
       FAIL("accepted");
     } catch (const Error& error) {
       CHECK(error.code() == ExitCode::usage);
-      CHECK(std::string(error.what()) == std::string("MT_CPU_TARGET must be generic, avx2 or avx512, got '") + value + "'");
+      CHECK(std::string(error.what()) ==
+            std::string("MT_CPU_TARGET must be generic, avx2 or avx512, got '") + value + "'");
     }
   }
 }
