@@ -131,6 +131,11 @@ const void* packed_weights(NodeContext& c, size_t input, CpuLayout layout) {
 
 std::optional<std::string> check_packed_weights(const Graph& graph, const KernelPaths& paths,
                                                 const PlanOptions& options) {
+  // A constant handed out as a graph output is copied row-major: mt-prepack never stores one in a layout.
+  for (const auto& name : graph.outputs)
+    if (const TensorInfo& t = graph.tensor(name); t.is_constant() && !t.layout.empty())
+      return fmt::format("graph output '{}' is a constant stored in layout '{}'; cpu returns constants row-major", name,
+                         t.layout);
   size_t refused = 0;
   std::string first;
   for (const Node& node : graph.nodes) {

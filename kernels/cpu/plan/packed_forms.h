@@ -47,7 +47,8 @@ const void* packed_weights(NodeContext& context, size_t input, CpuLayout layout)
 
 // nullopt when a plan with `paths` reads every packed weight of `graph` as stored (or packs it from
 // there); else one line saying which weights it cannot read and why (the CPU lacks the instructions,
-// a cap or a switch turns the kernel off), for Error(unsupported) before planning.
+// a cap or a switch turns the kernel off), for Error(unsupported) before planning. Also refuses a
+// graph output that is a constant in any layout (the plan returns constants row-major).
 std::optional<std::string> check_packed_weights(const Graph& graph, const KernelPaths& paths,
                                                 const PlanOptions& options);
 

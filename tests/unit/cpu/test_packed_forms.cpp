@@ -265,6 +265,18 @@ TEST_CASE("cpu packed forms: a plan whose kernels differ refuses the model, nami
   }
 }
 
+TEST_CASE("cpu packed forms: a constant graph output in a layout is refused, not copied as row-major") {
+  // Stored sizes of some layouts are smaller than the row-major ones (fp16): the copy would read past them.
+  GraphBuilder b;
+  b.output(b.op("relu", {b.input("x", random({4}, 1))}));
+  b.output(b.constant("c", random({3}, 2)));
+  b.graph.tensor("c").data = ConstData::allocate(8);
+  b.graph.tensor("c").layout = "vk_channels.f16";
+  CHECK(refusal(b.graph, {}) ==
+        "graph output 'c' is a constant stored in layout 'vk_channels.f16'; cpu returns "
+        "constants row-major");
+}
+
 TEST_CASE("cpu packed forms: check_node accepts a cpu layout only where the node's kernel reads it") {
   GraphBuilder packed = float_network();
   cpu::prepack_graph(packed.graph, PrepackOptions{.cpu_target = CpuTarget::avx512});
