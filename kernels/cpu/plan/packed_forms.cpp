@@ -114,14 +114,13 @@ const void* packed_weights(NodeContext& c, size_t input, CpuLayout layout) {
   const uint64_t bytes = stored_byte_size(w.dtype, w.shape, cpu_layout_tag(layout));
   // Stored so by mt-prepack: read in place (the reader checked its size). The depthwise kernel loads
   // its weights 64 bytes at a time, aligned: a model decoded from a buffer of other alignment is copied.
-  if (w.layout == cpu_layout_tag(layout) && reinterpret_cast<uintptr_t>(w.data.data()) % 64 == 0) {
-    if (w.data.size() != bytes)
-      fail(ExitCode::failure, "internal: tensor '{}' holds {} bytes in layout '{}', {} expected", w.name, w.data.size(),
-           w.layout, bytes);
-    return c.constant_in_place(input);
-  }
+  const bool stored = w.layout == cpu_layout_tag(layout);
+  if (stored && w.data.size() != bytes)
+    fail(ExitCode::failure, "internal: tensor '{}' holds {} bytes in layout '{}', {} expected", w.name, w.data.size(),
+         w.layout, bytes);
+  if (stored && reinterpret_cast<uintptr_t>(w.data.data()) % 64 == 0) return c.constant_in_place(input);
   void* memory = c.keep(static_cast<size_t>(bytes));
-  if (w.layout == cpu_layout_tag(layout)) {
+  if (stored) {
     std::memcpy(memory, w.data.data(), w.data.size());
     return memory;
   }
