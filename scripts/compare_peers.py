@@ -15,10 +15,13 @@ Runners, each timing the same model with the same input (input.npy of scripts/ex
                    (each step when its tool is built), then mt-bench --device cpu --format json
   mt-int8          mt-convert | mt-fuse | mt-quantize --calibration input.npy | mt-prepack of the
                    fp32 model, on the cpu backend's own AVX512-VNNI int8 kernels where the CPU has them
-  mt-int8-xnnpack  the same int8 model with MT_CPU_INT8_VNNI=0 (XNNPACK's int8 operators)
+  mt-int8-xnnpack  the int8 model prepacked with --cpu avx2, run with MT_CPU_INT8_VNNI=0 (XNNPACK's int8
+                   operators)
 
 Every table row also gives the model's operation count (mt-bench --profile: 2 per multiply-add)
-as GOPS at 1 thread for the fp32 and int8 runners.
+as GOPS at 1 thread for the fp32 and int8 runners. A start-up table (and the chart's last panel) gives
+each fp32 runner's time before its first inference at 1 thread: PyTorch lite's load, ONNX Runtime's
+session creation, mt's load + plan, with their peak RSS.
 
 Every runner is a separate process timing a warm-up and then a fixed number of runs; the table
 shows medians. For each model and thread count the runners go in a rotated order, so slow drifts
@@ -129,7 +132,9 @@ def worker_torch_lite(args) -> dict:
     torch.set_num_threads(args.threads)
     if args.int8:
         torch.backends.quantized.engine = "qnnpack"
+    start, cpu_start = time.perf_counter(), time.process_time()  # start-up: the load, torch imported already
     module = _load_for_lite_interpreter(str(args.model_file))
+    startup = {"startup_ms": (time.perf_counter() - start) * 1e3, "startup_cpu_ms": (time.process_time() - cpu_start) * 1e3}
     x = torch.from_numpy(np.load(args.input))
     with torch.no_grad():
         start = time.perf_counter()
@@ -142,7 +147,9 @@ def worker_torch_lite(args) -> dict:
             start = time.perf_counter()
             module(x)
             samples.append((time.perf_counter() - start) * 1e3)
-    return {"samples_ms": samples, "first_ms": first * 1e3, "version": torch.__version__}
+    hwm = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+    return {"samples_ms": samples, "first_ms": first * 1e3, "version": torch.__version__, **startup,
+            "peak_rss_bytes": hwm}
 
 
 def run_worker(args) -> int:
@@ -174,9 +181,14 @@ function readNpy(path) {  // float32, C order, version 1.0 or 2.0 (what numpy.sa
 
 async function main() {
   const [model, input, name, threads, warmup, iterations] = process.argv.slice(2);
+  // Start-up: session creation (the file read, graph optimisations, kernels and weights prepared).
+  const startWall = process.hrtime.bigint(), startCpu = process.cpuUsage();
   const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'], intraOpNumThreads: Number(threads), interOpNumThreads: 1,
     executionMode: 'sequential', graphOptimizationLevel: 'all'});
+  const startupCpu = process.cpuUsage(startCpu);
+  const startup = {startup_ms: Number(process.hrtime.bigint() - startWall) / 1e6,
+                   startup_cpu_ms: (startupCpu.user + startupCpu.system) / 1e3};
   const feeds = {[name]: readNpy(input)};
   let t = process.hrtime.bigint();
   await session.run(feeds);
@@ -188,7 +200,8 @@ async function main() {
     await session.run(feeds);
     samples.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
-  console.log(JSON.stringify({samples_ms: samples, first_ms: first, version: ort.env.versions.node}));
+  console.log(JSON.stringify({samples_ms: samples, first_ms: first, version: ort.env.versions.node, ...startup,
+                              peak_rss_bytes: process.resourceUsage().maxRSS * 1024}));
 }
 main().catch(e => { console.error(e.message); process.exit(1); });
 """
@@ -237,15 +250,16 @@ def find_mt_tools(mt_bin):
     return tools
 
 
-def mt_pipeline(tools, int8: bool = False) -> list:
-    """The steps that build an mt model from {onnx}; int8 adds mt-quantize calibrated on {input}."""
+def mt_pipeline(tools, int8: bool = False, cpu: str = None) -> list:
+    """The steps that build an mt model from {onnx}; int8 adds mt-quantize calibrated on {input}; cpu is
+    mt-prepack's --cpu (default: this machine's kernels)."""
     steps = [[tools["mt-convert"], "{onnx}"]]
     if tools["mt-fuse"]:
         steps.append([tools["mt-fuse"]])
     if int8:
         steps.append([tools["mt-quantize"], "--calibration", "{input}"])
     if tools["mt-prepack"]:
-        steps.append([tools["mt-prepack"], "--backend", "cpu"])
+        steps.append([tools["mt-prepack"], "--backend", "cpu"] + (["--cpu", cpu] if cpu else []))
     return steps
 
 
@@ -431,6 +445,11 @@ class Session:
                     build_mt_model(mt_pipeline(tools, int8=True), d / "model.onnx", d / "input.npy", out)
                     for r in MT_INT8_RUNNERS:
                         self.mt_models[(model, r)] = out
+                    if "mt-int8-xnnpack" in self.args.runners:  # int8 weights in XNNPACK's order, not packed for VNNI
+                        xnnpack = out.with_suffix(".xnnpack.mt")
+                        build_mt_model(mt_pipeline(tools, int8=True, cpu="avx2"), d / "model.onnx", d / "input.npy",
+                                       xnnpack)
+                        self.mt_models[(model, "mt-int8-xnnpack")] = xnnpack
                     if self.mt_ops.get(model) is None:
                         self.mt_ops[model] = self.count_ops(tools, out)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
@@ -478,9 +497,10 @@ class Session:
                                str(threads), "--warmup", str(a.warmup), "--iterations", str(iterations),
                                "--input", f"{d / 'input.npy'}", "--format", "json", "-q"], a.timeout,
                               env={"MT_CPU_INT8_VNNI": "0"} if runner == "mt-int8-xnnpack" else None)
-            return {"samples_ms": report["timing"]["latency_ms"]["samples"],
-                    "first_ms": report["timing"]["first_inference_ms"], "version": report["tool"]["git_describe"],
-                    "peak_rss_bytes": report["memory"]["peak_rss_bytes"]}
+            t = report["timing"]
+            return {"samples_ms": t["latency_ms"]["samples"], "first_ms": t["first_inference_ms"],
+                    "version": report["tool"]["git_describe"], "peak_rss_bytes": report["memory"]["peak_rss_bytes"],
+                    "startup_ms": t["load_ms"] + t["plan_ms"], "startup_cpu_ms": t["load_cpu_ms"] + t["plan_cpu_ms"]}
         raise AssertionError(runner)
 
     def cpu_per_inference(self, model: str, runner: str) -> float:
@@ -571,7 +591,8 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
         "uint8 activations and per-channel int8 weights, where such an export exists.",
         "- **mt cpu int8**: the fp32 pipeline with `mt-quantize --calibration input.npy` before `mt-prepack`, run "
         "on the cpu backend's own AVX512-VNNI int8 kernels (`kernels/cpu/engines/int8_vnni.h`) where the CPU has them; "
-        "**mt cpu int8 XNNPACK**: the same file with `MT_CPU_INT8_VNNI=0` (XNNPACK's qs8/qc8 operators).",
+        "**mt cpu int8 XNNPACK**: the int8 model prepacked with `--cpu avx2` and run with `MT_CPU_INT8_VNNI=0` "
+        "(XNNPACK's qs8/qc8 operators).",
         "- **mt cpu int8 (QDQ file)**: the file ONNX Runtime int8 runs, through `mt-convert` (which imports its "
         "scales) `| mt-fuse | mt-prepack --backend cpu`.",
         "",
@@ -596,6 +617,7 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
             cells += [ratio_cell(medians[r], base) for r in runners if r != "torch-lite"]
             lines.append("| " + " | ".join(cells) + " |")
     lines += int8_table(session)
+    lines += startup_table(session)
     failures = sorted(session.failures.items())
     if failures:
         lines += ["", "Failures:", ""]
@@ -671,6 +693,69 @@ def int8_table(session: Session) -> list:
     return lines
 
 
+STARTUP_RUNNERS = ("torch-lite", "onnxruntime", "mt")  # fp32: what each pays before its first inference
+STARTUP_WHAT = {"torch-lite": "`_load_for_lite_interpreter` (torch imported already)",
+                "onnxruntime": "`InferenceSession.create`", "mt": "load + plan (`mt-bench`: map, verify, decode; plan)"}
+
+
+def startup_table(session: Session) -> list:
+    """Start-up at 1 thread: the time before the first inference can start, and the peak RSS of the
+    whole run, one run per runner (scripts/compare_startup.py takes medians over rounds)."""
+    a = session.args
+    runners = [r for r in STARTUP_RUNNERS if r in a.runners]
+    if 1 not in a.threads or "mt" not in runners:
+        return []
+
+    def get(model, runner, key):
+        return session.results.get((model, 1, runner), {}).get(key)
+
+    def ms(model, runner):
+        wall, cpu = get(model, runner, "startup_ms"), get(model, runner, "startup_cpu_ms")
+        return f"{wall:.1f} ({cpu:.1f})" if wall is not None and cpu is not None else "–"
+
+    def mb(model, runner):
+        v = get(model, runner, "peak_rss_bytes")
+        return f"{v / 1e6:.0f}" if v else "–"
+
+    lines = ["", "### Start-up", "",
+             "Before the first inference, 1 thread, in ms of wall-clock time and (in parentheses) CPU time of the "
+             "process: " + "; ".join(f"{LABELS[r]}: {STARTUP_WHAT[r]}" for r in runners) + ". Peak RSS of the "
+             "whole run in MB (PyTorch's includes the torch library, ONNX Runtime's node). One run each; "
+             "`scripts/compare_startup.py` takes medians.", "",
+             "| model | " + " | ".join(LABELS[r] for r in runners) + " | " +
+             " | ".join(f"mt / {LABELS[r]}" for r in runners if r != "mt") + " | " +
+             " | ".join(f"RSS {LABELS[r]}" for r in runners) + " |",
+             "|---|" + "---:|" * (2 * len(runners) + len(runners) - 1)]
+    for model in a.models:
+        mine = get(model, "mt", "startup_ms")
+        lines.append(f"| {model} | " + " | ".join(ms(model, r) for r in runners) + " | " +
+                     " | ".join(ratio_cell(mine, get(model, r, "startup_ms")) for r in runners if r != "mt") + " | " +
+                     " | ".join(mb(model, r) for r in runners) + " |")
+    return lines
+
+
+def startup_panel(ax, session: Session):
+    """Start-up at 1 thread per model and runner, in ms on a log scale (they differ by orders of magnitude)."""
+    runners = [r for r in STARTUP_RUNNERS if r in session.args.runners]
+    models = session.args.models
+    width = 0.8 / len(runners)
+    for i, r in enumerate(runners):
+        xs, ys = [], []
+        for m, model in enumerate(models):
+            value = session.results.get((model, 1, r), {}).get("startup_ms")
+            if value:
+                xs.append(m + (i - (len(runners) - 1) / 2) * width)
+                ys.append(value)
+        ax.bar(xs, ys, width, label=f"{LABELS[r]}: {STARTUP_WHAT[r].split(' (')[0].strip('`')}")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels([m.replace("_", "_\n", 1) if len(m) > 18 else m for m in models], fontsize=8)
+    ax.set_ylabel("start-up, ms (log)")
+    ax.set_title("Start-up before the first inference, 1 thread (lower is faster)", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+
+
 def write_chart(session: Session, facts: dict, path: pathlib.Path):
     """Bars of each runner's median relative to PyTorch lite fp32 (1 = as fast; lower is faster), one
     panel per thread count; the tick labels carry PyTorch's own median in ms. Without the PyTorch
@@ -681,7 +766,8 @@ def write_chart(session: Session, facts: dict, path: pathlib.Path):
     a = session.args
     runners = [r for r in RUNNERS if r in a.runners]
     baseline = "torch-lite" if "torch-lite" in runners or "mt" not in runners else "mt"
-    fig, axes = plt.subplots(len(a.threads), 1, figsize=(11, 3.8 * len(a.threads)), squeeze=False)
+    startup = bool(startup_table(session))  # a last panel: start-up
+    fig, axes = plt.subplots(len(a.threads) + startup, 1, figsize=(11, 3.8 * (len(a.threads) + startup)), squeeze=False)
     width = 0.8 / len(runners)
     for row, threads in enumerate(a.threads):
         ax = axes[row][0]
@@ -706,6 +792,8 @@ def write_chart(session: Session, facts: dict, path: pathlib.Path):
         ax.grid(axis="y", alpha=0.3)
         if row == 0:
             ax.legend(fontsize=8, ncol=len(runners), loc="upper left")
+    if startup:
+        startup_panel(axes[-1][0], session)
     fig.suptitle(f"Median latency relative to {LABELS[baseline]} (lower is faster), batch 1, 224x224: "
                  f"{facts['cpu']}, {facts['date'][:10]}", fontsize=10)
     fig.tight_layout()

@@ -60,7 +60,8 @@ for name in digits $models; do
   for kind in "" .int8; do
     for packed in "" .cpu; do
       model="$work/$name$kind$packed.mt"
-      [[ -z $packed ]] || "$x86/mt-prepack" -q --backend cpu "$work/$name$kind.mt" -o "$model"
+      # Prepacked for any CPU (--cpu generic): the arm64 build has none of the AVX-512 kernels.
+      [[ -z $packed ]] || "$x86/mt-prepack" -q --backend cpu --cpu generic "$work/$name$kind.mt" -o "$model"
       input="$work/$name.input.npy"
       tolerance=("${FP32_TOLERANCE[@]}")
       [[ -z $kind ]] || tolerance=("${INT8_TOLERANCE[@]}")
@@ -68,7 +69,11 @@ for name in digits $models; do
       if [[ -z $kind ]]; then  # fp32: x86 and its generic path against PyTorch
         "$x86/mt-run" -q --device cpu "$model" --input "$input" --compare "$work/$name.expected.npy" "${tolerance[@]}" \
           >"$work/out" || fail "x86 $name$packed differs from PyTorch: $(grep ^compare "$work/out")"
-        MT_CPU_AVX512_GEMM=0 MT_CPU_WINOGRAD=0 "$x86/mt-run" -q --device cpu "$model" --input "$input" \
+        # As on a CPU without our AVX kernels; the unpacked model also without Winograd (the prepacked
+        # one stores Winograd's points, which need it).
+        generic=(MT_CPU_TARGET=generic)
+        [[ -n $packed ]] || generic+=(MT_CPU_WINOGRAD=0)
+        env "${generic[@]}" "$x86/mt-run" -q --device cpu "$model" --input "$input" \
           --compare "$work/$name.expected.npy" "${tolerance[@]}" >"$work/out" ||
           fail "x86 generic path, $name$packed, differs from PyTorch: $(grep ^compare "$work/out")"
       fi

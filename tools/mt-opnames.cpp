@@ -49,8 +49,9 @@ std::string layout_note(const mt::TensorInfo& info) {
 std::string prepack_note(const mt::Graph& graph) {
   const auto it = graph.metadata.find("prepack");
   if (it == graph.metadata.end() || !it->is_object()) return "";
-  // vulkan records the precision its weights are stored in.
-  const std::string precision = it->contains("precision") ? ", " + it->value("precision", "?") : "";
+  // vulkan records the precision its weights are stored in, cpu the CPU they are packed for.
+  std::string precision = it->contains("precision") ? ", " + it->value("precision", "?") : "";
+  if (it->contains("target")) precision += ", for " + it->value("target", "?");
   return fmt::format(" (prepacked: activations {}, inputs {}{}, {} weights reordered)",
                      it->value("activation_layout", "?"), it->value("input_layout", "?"), precision,
                      it->value("weights_reordered", json(0)).dump());

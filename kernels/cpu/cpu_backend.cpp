@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/plan/cpu_plan.h"
 #include "kernels/cpu/plan/kernel_table.h"
+#include "kernels/cpu/plan/packed_forms.h"
 #include "kernels/cpu/plan/prepack.h"
 #include "lib/core/error.h"
 
@@ -33,6 +34,9 @@ class CpuBackend final : public Backend {
 
   std::unique_ptr<ExecutionPlan> plan(const Graph& graph, const PlanOptions& options) const override {
     require_supported(*this, graph);
+    // Weights stored for a kernel this plan does not take (a CPU without the instructions, a cap or
+    // a switch turning it off) are refused before anything is planned.
+    if (auto reason = cpu::check_packed_weights(graph, cpu::plan_paths(options), options)) unsupported("{}", *reason);
     static const xnn_status initialized = xnn_initialize(nullptr);
     if (initialized != xnn_status_success)
       fail(ExitCode::failure, "XNNPACK failed to initialize (status {}): unsupported CPU?", static_cast<int>(initialized));

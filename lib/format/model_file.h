@@ -13,8 +13,9 @@ namespace mt {
 
 // 2: per-channel quantization tables in the data section; 3: constants in vulkan layouts, whose stored
 // size follows from the layout (lib/ir/stored_layout.h); 4: sections sealed with the CRC32C-lanes
-// checksum (lib/format/checksum.h), verified at memory speed. Every older version is still read.
-inline constexpr uint32_t kFormatVersion = 4;
+// checksum (lib/format/checksum.h), verified at memory speed; 5: constants in the cpu backend's packed
+// layouts (stored_layout.h's CpuLayout). Every older version is still read.
+inline constexpr uint32_t kFormatVersion = 5;
 inline constexpr size_t kHeaderSize = 128;
 inline constexpr size_t kDataAlignment = 64;
 // The most nodes a model may have. Far above real networks (tens of thousands of nodes at most),

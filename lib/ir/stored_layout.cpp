@@ -34,7 +34,86 @@ uint64_t times(uint64_t a, uint64_t b, std::string_view tag) {
 
 uint64_t blocks(int64_t channels) { return (static_cast<uint64_t>(channels) + 3) / 4; }
 
+struct CpuLayoutName {
+  CpuLayout layout;
+  std::string_view tag;
+  DType dtype;
+  size_t min_rank, max_rank;  // 2..4: linear or conv weights; 4..4: conv weights only
+};
+constexpr std::array<CpuLayoutName, 8> kCpuNames{
+    {{CpuLayout::gemm, "cpu_gemm", DType::f32, 2, 4},
+     {CpuLayout::winograd4, "cpu_winograd4", DType::f32, 4, 4},
+     {CpuLayout::winograd2, "cpu_winograd2", DType::f32, 4, 4},
+     {CpuLayout::winograd4_gemm, "cpu_winograd4_gemm", DType::f32, 4, 4},
+     {CpuLayout::winograd2_gemm, "cpu_winograd2_gemm", DType::f32, 4, 4},
+     {CpuLayout::vnni_gemm, "cpu_vnni_gemm", DType::i8, 2, 4},
+     {CpuLayout::vnni_gemm_gathered, "cpu_vnni_gemm_gathered", DType::i8, 4, 4},
+     {CpuLayout::vnni_depthwise, "cpu_vnni_depthwise", DType::i8, 4, 4}}};
+
+const CpuLayoutName& name_of(CpuLayout layout) {
+  for (const CpuLayoutName& name : kCpuNames)
+    if (name.layout == layout) return name;
+  fail(ExitCode::failure, "unknown cpu layout {}", static_cast<int>(layout));
+}
+
+constexpr uint64_t kPanel = 32;  // output columns per panel of the GEMM layouts
+
+uint64_t round_up(uint64_t value, uint64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+// A float32 GEMM block: the panels of a k x n matrix, then n padded bias floats.
+uint64_t gemm_bytes(uint64_t k, uint64_t n, std::string_view tag) {
+  return times(times(round_up(n, kPanel), k + 1, tag), 4, tag);
+}
+
+// An int8 VNNI GEMM block: taps runs of `channels` bytes rounded up to 4 per column, then an int32
+// bias and a float32 multiplier per column.
+uint64_t vnni_gemm_bytes(uint64_t taps, uint64_t channels, uint64_t n, std::string_view tag) {
+  return times(round_up(n, kPanel), times(taps, round_up(channels, 4), tag) + 8, tag);
+}
+
+uint64_t cpu_byte_size(DType dtype, const Shape& shape, std::string_view tag, const CpuLayoutName& name) {
+  if (dtype != name.dtype || shape.size() < name.min_rank || shape.size() > name.max_rank || shape.size() == 3)
+    invalid_input("layout '{}' needs a{} {} tensor of rank {}, not {} {}", tag, name.dtype == DType::i8 ? "n" : "",
+                  dtype_name(name.dtype), name.min_rank == name.max_rank ? "4" : "2 or 4", dtype_name(dtype),
+                  shape_str(shape));
+  std::array<uint64_t, 4> d{};
+  for (size_t i = 0; i < shape.size(); ++i) d[i] = static_cast<uint64_t>(shape[i]);
+  const uint64_t kernel = shape.size() == 4 ? times(d[2], d[3], tag) : 1;  // taps of a conv weight
+  switch (name.layout) {
+    case CpuLayout::gemm: return gemm_bytes(times(d[1], kernel, tag), d[0], tag);
+    case CpuLayout::winograd4:
+    case CpuLayout::winograd2:
+    case CpuLayout::winograd4_gemm:
+    case CpuLayout::winograd2_gemm: {
+      if (d[2] != 3 || d[3] != 3) invalid_input("layout '{}' needs a 3x3 kernel, not {}", tag, shape_str(shape));
+      const bool f4 = name.layout == CpuLayout::winograd4 || name.layout == CpuLayout::winograd4_gemm;
+      const uint64_t points = f4 ? 36 : 16;
+      const bool gemm = name.layout == CpuLayout::winograd4_gemm || name.layout == CpuLayout::winograd2_gemm;
+      return times(points, gemm ? gemm_bytes(d[1], d[0], tag) : times(times(d[0], d[1], tag), 4, tag), tag);
+    }
+    case CpuLayout::vnni_gemm: return vnni_gemm_bytes(kernel, d[1], d[0], tag);
+    case CpuLayout::vnni_gemm_gathered: return vnni_gemm_bytes(1, times(d[1], kernel, tag), d[0], tag);
+    case CpuLayout::vnni_depthwise: {
+      if (d[1] != 1 || d[2] != d[3])
+        invalid_input("layout '{}' needs one input channel per group and a square kernel, not {}", tag,
+                      shape_str(shape));
+      // Per 16 channels: kernel rows x ceil(k/2) pairs x 2 int16 taps; then int32 bias and float32 multiplier.
+      const uint64_t channels = round_up(d[0], 16);
+      return times(channels, times(times(d[2], (d[2] + 1) / 2, tag), 4, tag) + 8, tag);
+    }
+  }
+  fail(ExitCode::failure, "unknown cpu layout '{}'", tag);
+}
+
 }  // namespace
+
+std::string_view cpu_layout_tag(CpuLayout layout) { return name_of(layout).tag; }
+
+std::optional<CpuLayout> parse_cpu_layout(std::string_view tag) {
+  for (const CpuLayoutName& name : kCpuNames)
+    if (name.tag == tag) return name.layout;
+  return std::nullopt;
+}
 
 std::string vulkan_layout_tag(VulkanStorage storage) {
   std::string tag(name_of(storage.layout).tag);
@@ -57,6 +136,8 @@ std::optional<VulkanStorage> parse_vulkan_layout(std::string_view tag) {
 }
 
 uint64_t stored_byte_size(DType dtype, const Shape& shape, std::string_view layout) {
+  if (const std::optional<CpuLayout> cpu = parse_cpu_layout(layout))
+    return cpu_byte_size(dtype, shape, layout, name_of(*cpu));
   const std::optional<VulkanStorage> vulkan = parse_vulkan_layout(layout);
   if (!vulkan) {
     // Row-major or a permutation of it; the shape was checked (checked_numel) by the caller.

@@ -1,7 +1,8 @@
 // How many bytes a constant occupies in the layout its tag names (TensorInfo::layout), so that the
 // model reader can check a stored size against the tensor's dtype and shape instead of trusting it.
 // Row-major layouts and their permutations (nhwc, ohwi) keep numel x dtype size; the vulkan layouts
-// (mt-prepack --backend vulkan, man/mt-format.5) pad channels to blocks of 4 and may store fp16.
+// (mt-prepack --backend vulkan, man/mt-format.5) pad channels to blocks of 4 and may store fp16; the
+// cpu layouts (mt-prepack --backend cpu) are the packed forms of the cpu engines.
 #pragma once
 
 #include <cstdint>
@@ -34,9 +35,32 @@ std::string vulkan_layout_tag(VulkanStorage storage);
 // The vulkan layout a tag names, nullopt for any other tag (empty, nhwc, ohwi, unknown).
 std::optional<VulkanStorage> parse_vulkan_layout(std::string_view tag);
 
+// The cpu backend's packed weight layouts: each holds exactly the bytes one engine's packing function
+// writes for the node that reads the weights (kernels/cpu/README.md, "Packed weights"), so that a plan
+// reads them in place. Panels are 32 output columns wide, padded with zeros.
+enum class CpuLayout {
+  gemm,                // float32 conv2d W[M, C, kH, kW] (group 1) or linear W[N, K]: engines/packed_gemm.h,
+                       // ceil(M/32) panels of [C kH kW][32] floats, then the bias, ceil(M/32) x 32 floats
+  winograd4,           // float32 conv2d W[M, C, 3, 3]: U = G g G^T of F(4x4, 3x3), 36 points x [M][C]
+  winograd2,           // the same for F(2x2, 3x3): 16 points x [M][C]
+  winograd4_gemm,      // 36 points x a gemm block of the C x M matrix U (no bias: zeros)
+  winograd2_gemm,      // 16 points x the same
+  vnni_gemm,           // int8 conv2d W[M, C, kH, kW] (group 1) or linear W[N, K]: engines/int8_vnni.h's GEMM,
+                       // kH kW taps of C channels rounded up to 4, panels of [k/4][32][4] bytes, then
+                       // ceil(M/32) x 32 int32 folded biases and float32 multipliers
+  vnni_gemm_gathered,  // the same with one tap of kH kW C channels (convs under 16 channels)
+  vnni_depthwise,      // int8 depthwise conv2d W[C, 1, k, k]: per 16 channels, per kernel row, pairs of
+                       // taps as int16, then ceil(C/16) x 16 int32 folded biases and float32 multipliers
+};
+
+// The tag of a cpu layout ("cpu_gemm", ...), and the cpu layout a tag names (nullopt for any other).
+std::string_view cpu_layout_tag(CpuLayout layout);
+std::optional<CpuLayout> parse_cpu_layout(std::string_view tag);
+
 // Bytes a constant of `dtype` and `shape` stored in `layout` occupies. Throws Error(invalid_input)
-// when a vulkan layout does not fit the tensor (dtype other than float32, wrong rank, a depthwise
-// weight with more than one input channel per group) or the size would not fit 64 bits.
+// when a vulkan or cpu layout does not fit the tensor (the wrong dtype or rank, a depthwise weight
+// with more than one input channel per group or a non-square kernel, a Winograd weight that is not
+// 3x3) or the size would not fit 64 bits.
 uint64_t stored_byte_size(DType dtype, const Shape& shape, std::string_view layout);
 
 }  // namespace mt

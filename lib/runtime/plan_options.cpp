@@ -1,6 +1,7 @@
 #include "lib/runtime/plan_options.h"
 
 #include <cstdlib>
+#include <iterator>
 #include <string_view>
 
 #include "lib/core/error.h"
@@ -18,13 +19,27 @@ bool switch_from_environment(const char* name, bool fallback) {
   fail(ExitCode::usage, "{} must be 0 or 1, got '{}'", name, v);
 }
 
+constexpr std::string_view kTargetNames[] = {"generic", "avx2", "avx512"};
+
 }  // namespace
+
+std::string_view cpu_target_name(CpuTarget target) { return kTargetNames[static_cast<size_t>(target)]; }
+
+std::optional<CpuTarget> parse_cpu_target(std::string_view name) {
+  for (size_t i = 0; i < std::size(kTargetNames); ++i)
+    if (kTargetNames[i] == name) return static_cast<CpuTarget>(i);
+  return std::nullopt;
+}
 
 PlanOptions PlanOptions::from_environment() {
   PlanOptions options;
   options.winograd = switch_from_environment("MT_CPU_WINOGRAD", options.winograd);
   options.packed_gemm = switch_from_environment("MT_CPU_AVX512_GEMM", options.packed_gemm);
   options.int8_vnni = switch_from_environment("MT_CPU_INT8_VNNI", options.int8_vnni);
+  if (const char* value = std::getenv("MT_CPU_TARGET")) {
+    options.cpu_target = parse_cpu_target(value);
+    if (!options.cpu_target) fail(ExitCode::usage, "MT_CPU_TARGET must be generic, avx2 or avx512, got '{}'", value);
+  }
   return options;
 }
 

@@ -8,9 +8,20 @@
 // (and --list-devices) shares, so they cannot differ between two plans of one process.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace mt {
+
+// The instruction sets mt's own cpu kernels are built for, from least to most: generic (the
+// baseline of the architecture), avx2 (AVX2 + FMA: the compiled variants of portable loops), avx512
+// (AVX-512 F, BW, VL, VNNI and VBMI: the packed GEMM, Winograd on it, the int8 VNNI kernels). The
+// target of mt-prepack --cpu and the cap of PlanOptions::cpu_target.
+enum class CpuTarget { generic, avx2, avx512 };
+std::string_view cpu_target_name(CpuTarget target);
+// The target a name ("generic", "avx2", "avx512") names, nullopt for any other string.
+std::optional<CpuTarget> parse_cpu_target(std::string_view name);
 
 struct PlanOptions {
   int threads = 1;                 // cpu: pthreadpool size (1 = run on the calling thread)
@@ -25,11 +36,17 @@ struct PlanOptions {
   bool winograd = true;     // 3x3 stride-1 convs as Winograd F(4x4, 3x3) or F(2x2, 3x3) (engines/winograd_conv.h)
   bool packed_gemm = true;  // AVX-512F: convs and Winograd's products on our packed GEMM (engines/packed_gemm.h)
   bool int8_vnni = true;    // AVX512-VNNI: int8 convs, linear layers and lookup tables of our own (engines/int8_vnni.h)
+  // Plan as on a CPU with at most these instructions (of those mt's own kernels use): the paths above
+  // that need more are off, and a model prepacked with layouts that need more is refused. Unset: what
+  // this CPU has. For tests of the generic path and of that refusal on any machine; XNNPACK's own
+  // micro-kernels are chosen by XNNPACK and stay as they are.
+  std::optional<CpuTarget> cpu_target;
 
   // The defaults, with the kernel paths as the environment sets them: MT_CPU_WINOGRAD (winograd),
   // MT_CPU_AVX512_GEMM (packed_gemm), MT_CPU_INT8_VNNI (int8_vnni), each "1" or "0", unset for the
-  // default. Any other value is Error(usage) naming the variable, on every machine (also one
-  // whose CPU cannot take the path), so that a typo never measures the wrong thing silently.
+  // default, and MT_CPU_TARGET (cpu_target: generic, avx2 or avx512). Any other value is
+  // Error(usage) naming the variable, on every machine (also one whose CPU cannot take the path),
+  // so that a typo never measures the wrong thing silently.
   static PlanOptions from_environment();
 };
 

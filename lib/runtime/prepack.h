@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "lib/ir/graph.h"
+#include "lib/runtime/plan_options.h"
 
 namespace mt {
 
@@ -19,6 +20,7 @@ inline constexpr std::string_view kLayoutOhwi = "ohwi";  // conv weights stored 
 struct PrepackOptions {
   std::string input_layout = "nchw";  // "nhwc": 4-D float graph inputs are declared channels-last
   std::string precision = "fp32";     // vulkan: "fp16" stores the packed weights as half floats
+  std::optional<CpuTarget> cpu_target;  // cpu: the CPU the weights are packed for; unset: this one's
 };
 
 // The backend a model was prepacked for (metadata "backend": a name, or an object with "name"),

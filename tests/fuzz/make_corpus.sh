@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seed corpora for the fuzz targets, from real files: DIR/onnx (the importer test models, a small
 # conv net, and every op_* model scripts/export_models.py exports for CI: one per op and opset),
-# DIR/model (those converted to .mt by the mt-convert on PATH), DIR/npy (arrays of every dtype and
+# DIR/model (those converted to .mt by the mt-convert on PATH, one also prepacked for cpu), DIR/npy (arrays of every dtype and
 # rank numpy writes, and the exported models' inputs and outputs) and DIR/image (PNG, JPEG and PPM
 # of several sizes and channel counts written by PIL, and the test images of tests/data/image).
 # The op models come from $MT_TEST_MODELS when it names a directory scripts/export_models.py
@@ -52,6 +52,20 @@ s = numpy_helper.from_array(np.ones(4, np.float32), "s")
 graph = helper.make_graph(nodes, "net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])], [w, b, s, shape, fw])
 onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/onnx/net.onnx")
+# Wide enough for the cpu backend's packed layouts once prepacked (below): Winograd F(2x2, 3x3), a 1x1
+# conv on the packed GEMM, a linear layer on it.
+w3 = numpy_helper.from_array(rng.standard_normal((32, 16, 3, 3)).astype(np.float32) * 0.1, "w3")
+w1 = numpy_helper.from_array(rng.standard_normal((32, 32, 1, 1)).astype(np.float32) * 0.1, "w1")
+fc = numpy_helper.from_array(rng.standard_normal((20, 32)).astype(np.float32), "fc")
+nodes = [helper.make_node("Conv", ["x", "w3"], ["a"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["a"], ["r"]),
+         helper.make_node("Conv", ["r", "w1"], ["c"]),
+         helper.make_node("GlobalAveragePool", ["c"], ["p"]),
+         helper.make_node("Flatten", ["p"], ["f"]),
+         helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1)]
+graph = helper.make_graph(nodes, "wide", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 12, 12])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 20])], [w3, w1, fc])
+onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/onnx/wide.onnx")
 for i, (dtype, shape) in enumerate([(np.float32, (2, 3)), (np.float64, (4,)), (np.int64, (1, 2, 2)), (np.uint8, (3, 1)),
                                     (np.int8, ()), (np.float16, (2, 2, 2, 2)), (np.int32, (0, 3)), (np.bool_, (5,))]):
     np.save(f"{out}/npy/a{i}.npy", (rng.standard_normal(shape) * 10).astype(dtype))
@@ -73,3 +87,10 @@ for model in "$out"/onnx/*.onnx; do
   "$convert" "$model" -o "$out/model/$(basename "$model" .onnx).mt" 2> /dev/null || true
 done
 ls "$out/model" | grep -q . || { echo "make_corpus: no .mt seeds (no working mt-convert)" >&2; exit 1; }
+# Prepacked seeds: the cpu layouts for AVX-512 and for generic CPUs (packed GEMM panels, Winograd's points).
+prepack=$(dirname "$convert")/mt-prepack
+if [[ -x $prepack && -f "$out/model/wide.mt" ]]; then
+  for target in avx512 generic; do
+    "$prepack" --backend cpu --cpu "$target" "$out/model/wide.mt" -o "$out/model/wide.cpu-$target.mt" 2> /dev/null || true
+  done
+fi

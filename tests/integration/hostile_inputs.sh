@@ -123,6 +123,18 @@ edit "${const}c[\"size\"] = 2**62" 3 "bytes stored, but"
 edit "${const}c[\"layout\"] = \"vk_channels.f16\"; c[\"shape\"] = [3]" 3 "in layout 'vk_channels.f16' needs 8"
 edit "${const}c[\"layout\"] = \"vk_linear\"; c[\"shape\"] = [2, 2, 2]" 3 "layout 'vk_linear' needs a float32 tensor of rank 2"
 edit "${const}c[\"layout\"] = \"vk_conv2d\"; c[\"shape\"] = [2**19, 2**19, 1, 1]" 3 "bytes stored, but"
+# So does a cpu layout (the packed forms of the cpu kernels, mt-prepack --backend cpu), with its dtype,
+# rank and kernel; one whose size is right, on a node whose kernel does not read it, is refused when
+# the model is planned (status 4), not read as something else.
+w='w = next(t for t in g["tensors"] if t["name"] == "w"); '
+edit "${const}c[\"layout\"] = \"cpu_gemm\"; c[\"shape\"] = [3]" 3 "layout 'cpu_gemm' needs a float32 tensor of rank 2 or 4"
+edit "${w}w[\"layout\"] = \"cpu_winograd4_gemm\"" 3 "float32 4x3x3x3 in layout 'cpu_winograd4_gemm' needs 18432"
+edit "${w}w[\"layout\"] = \"cpu_vnni_depthwise\"" 3 "layout 'cpu_vnni_depthwise' needs an int8 tensor of rank 4"
+edit "${w}w[\"layout\"] = \"cpu_winograd2\"; w[\"shape\"] = [4, 3, 5, 5]" 3 "layout 'cpu_winograd2' needs a 3x3 kernel"
+edit "${w}w[\"layout\"] = \"cpu_gemm\"; w[\"shape\"] = [2**40, 1, 1, 1]" 3 "bytes stored, but"
+mtfile edit "$base" "$work/e.mt" "${w}w['layout'] = 'cpu_gemm'; w['offset'] = len(data); w['size'] = 32 * 28 * 4; data.extend(bytes(32 * 28 * 4))"
+mt-opnames "$work/e.mt" > /dev/null || fail "the reader refused a cpu layout of the right size"
+expect_refused 4 "tensor 'w' has layout 'cpu_gemm', which cpu does not read here" mt-run "$work/e.mt" --random-input -o "$out_dir/y.npy"
 edit "${const}c[\"offset\"] = 18446744073709551552" 3 "integer out of range"
 edit "${const}c[\"shape\"] = [-4, 3, 3, 3]" 3 "negative dimension -4"
 edit "${const}c[\"shape\"] = [2**31] * 4" 3 "is too large"

@@ -16,7 +16,7 @@ import sys
 MASK = (1 << 64) - 1
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
 HEADER_SIZE, ALIGN = 128, 64
-FORMAT_VERSION = 4  # what mt writes; each file is sealed with its own version's checksum
+FORMAT_VERSION = 5  # what mt writes; each file is sealed with its own version's checksum
 # name -> (offset, struct format) of every header integer.
 FIELDS = {
     "format_version": (8, "<I"), "header_size": (12, "<I"), "flags": (22, "<H"),

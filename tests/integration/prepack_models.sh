@@ -2,9 +2,12 @@
 # mt-prepack --backend cpu on every test model of `export_models.py --list --set ${MT_MODEL_SET:-ci}` in
 # $MT_TEST_MODELS: `mt-convert | mt-fuse | mt-prepack --backend cpu` must compute what the unfused model
 # computes on cpu (mt-run --compare: max abs error <= 1e-4 x range, cosine >= 0.99999) with 1 and 2
-# threads, and so must the model prepacked with --input-layout nhwc fed the channels-last input.
-# Then the command line on a small model: refusals by other backends and tools (status 4, one line
-# naming the backend the model was packed for), mt-opnames --info, pipes, usage errors.
+# threads, and so must the model prepacked with --input-layout nhwc fed the channels-last input; its
+# weights are stored in the cpu layouts of this CPU's kernels (or OHWI for XNNPACK's) and nowhere else.
+# Then the --cpu targets on mobilenet_v2 (a model for AVX-512 refused as on a generic CPU, through
+# MT_CPU_TARGET; a generic one running there), and the command line on a small model: refusals by
+# other backends and tools (status 4, one line naming the backend the model was packed for),
+# mt-opnames --info, pipes, usage errors.
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
@@ -62,24 +65,64 @@ for name in $models; do
       count=$((count + 1))
     done
   done
-  # Every conv weight is stored for XNNPACK (no other op reads one in these models), nothing else is.
+  # Conv weights are stored in a cpu layout or for XNNPACK (ohwi), linear weights in a cpu layout or
+  # row-major (no other op reads one in these models), nothing else in a layout.
   "$python" - "$work/$name.nchw.mt" "$MT_SOURCE_DIR/tests/integration" <<'PY' 2> "$work/err" ||
 import sys
 sys.path.insert(0, sys.argv[2])
 import mtfile
 _, g, _ = mtfile.read(sys.argv[1])
-weights = {n["inputs"][1] for n in g["nodes"]
-           if n["op"] == "conv2d" or (n["op"] == "conv_transpose2d" and n["attrs"].get("group", 1) == 1)}
+conv = {n["inputs"][1] for n in g["nodes"]
+        if n["op"] == "conv2d" or (n["op"] == "conv_transpose2d" and n["attrs"].get("group", 1) == 1)}
+linear = {n["inputs"][1] for n in g["nodes"] if n["op"] == "linear"}
 for t in g["tensors"]:
-    want = "ohwi" if t["name"] in weights and "offset" in t else None
-    if t.get("layout") != want:
-        sys.exit(f"tensor {t['name']} has layout {t.get('layout')}, want {want}")
-if g["metadata"].get("backend") != "cpu":
-    sys.exit(f"metadata backend {g['metadata'].get('backend')}")
+    layout = t.get("layout")
+    packed = layout is not None and layout.startswith("cpu_")
+    ok = layout is None or (t["name"] in conv and "offset" in t and (layout == "ohwi" or packed)) or \
+        (t["name"] in linear and packed)
+    if not ok:
+        sys.exit(f"tensor {t['name']} has layout {layout}")
+backend = g["metadata"].get("backend", {})
+if backend.get("name") != "cpu" or backend.get("target") not in ("avx512", "avx2", "generic"):
+    sys.exit(f"metadata backend {backend}")
 PY
     failures+=("$name: $(tail -1 "$work/err")")
 done
 [[ $count -gt 0 || ${#failures[@]} -gt 0 ]] || fail "no models listed"
+
+# --cpu: a model for AVX-512 (packed GEMM panels, Winograd's packed points) is refused as on a CPU
+# without it (MT_CPU_TARGET=generic), before planning, in one line naming a weight and the fix; it runs
+# where the CPU has AVX-512. A model for generic CPUs (Winograd's points, OHWI) runs as on one and here.
+if [[ -f "$work/mobilenet_v2.mt" ]]; then
+  mt-prepack -q --backend cpu --cpu avx512 "$work/mobilenet_v2.mt" -o "$work/mv2.avx512.mt"
+  mt-prepack -q --backend cpu --cpu generic "$work/mobilenet_v2.mt" -o "$work/mv2.generic.mt"
+  mt-opnames --info "$work/mv2.avx512.mt" | grep -q '^backend: cpu (prepacked: activations nhwc, inputs nchw, for avx512, ' ||
+    fail "mt-opnames --info: $(mt-opnames --info "$work/mv2.avx512.mt" | grep backend)"
+  input="$MT_TEST_MODELS/mobilenet_v2/input.npy"
+  for tool in "mt-run --device cpu $work/mv2.avx512.mt --input $input" \
+              "mt-bench --device cpu $work/mv2.avx512.mt --iterations 1 --warmup 0"; do
+    # shellcheck disable=SC2086 # the words of $tool are its arguments
+    expect 4 "is stored for the packed GEMM (layout 'cpu_gemm'), but the packed GEMM needs AVX-512F, which the target generic (MT_CPU_TARGET) excludes" \
+      env MT_CPU_TARGET=generic $tool
+  done
+  if grep -qw avx512f /proc/cpuinfo; then  # its float kernels need AVX-512F only
+    mt-run -q --device cpu "$work/mv2.avx512.mt" --input "$input" --compare "$work/mobilenet_v2.ref.npy" \
+      --atol-range 1e-4 --rtol 0 --min-cosine 0.99999 > /dev/null || fail "the model for avx512 differs on this CPU"
+  else
+    expect 4 "needs AVX-512F, which this CPU lacks" mt-run --device cpu "$work/mv2.avx512.mt" --input "$input"
+  fi
+  for target in generic ""; do  # "": this CPU's
+    env ${target:+MT_CPU_TARGET=$target} mt-run -q --device cpu "$work/mv2.generic.mt" --input "$input" \
+      --compare "$work/mobilenet_v2.ref.npy" --atol-range 1e-4 --rtol 0 --min-cosine 0.99999 > /dev/null 2> "$work/err" ||
+      failures+=("mobilenet_v2 for --cpu generic, MT_CPU_TARGET=${target:-unset}: $(tail -1 "$work/err")")
+  done
+  expect 2 "--cpu applies to --backend cpu only" mt-prepack --backend vulkan --cpu avx2 "$work/mobilenet_v2.mt" -o "$work/x.mt"
+  expect 2 "--cpu: avx512f not in {avx512,avx2,generic}" mt-prepack --backend cpu --cpu avx512f "$work/mobilenet_v2.mt" -o "$work/x.mt"
+  expect 2 "MT_CPU_TARGET must be generic, avx2 or avx512, got 'sse'" env MT_CPU_TARGET=sse mt-run "$work/mv2.generic.mt" --random-input
+  expect 4 "the model is prepacked for backend 'cpu' already" mt-prepack --backend cpu --cpu avx512 "$work/mv2.avx512.mt" -o "$work/x.mt"
+else
+  failures+=("mobilenet_v2 missing: the --cpu checks did not run")
+fi
 
 # The command line, on a small model with BatchNorm and ReLU left in by the exporter.
 model="$MT_TEST_MODELS/op_conv_bn_relu_opset13"
@@ -91,10 +134,10 @@ if [[ -f "$model/model.onnx" ]]; then
   mt-opnames --counts "$work/cbr.cpu.mt" > "$work/out"
   [[ $(cat "$work/out") =~ ^conv2d\ +2$ ]] || fail "ops after mt-prepack: $(cat "$work/out")"
   mt-opnames --info "$work/cbr.cpu.mt" > "$work/out"
-  grep -q '^backend: cpu (prepacked: activations nhwc, inputs nchw, 2 weights reordered)$' "$work/out" ||
+  grep -Eq '^backend: cpu \(prepacked: activations nhwc, inputs nchw, for (avx512|avx2|generic), 2 weights reordered\)$' "$work/out" ||
     fail "mt-opnames --info: $(cat "$work/out")"
   mt-opnames --info --format json "$work/cbr.cpu.mt" |
-    "$python" -c 'import json, sys; m = json.load(sys.stdin)["metadata"]; sys.exit(0 if m["backend"] == "cpu" and m["prepack"]["weights_reordered"] == 2 else f"metadata: {m}")'
+    "$python" -c 'import json, sys; m = json.load(sys.stdin)["metadata"]; sys.exit(0 if m["backend"]["name"] == "cpu" and m["prepack"]["weights_reordered"] == 2 else f"metadata: {m}")'
   mt-prepack --backend cpu --input-layout nhwc "$work/cbr.mt" -o "$work/cbr.nhwc.mt"
   mt-opnames --info "$work/cbr.nhwc.mt" | grep -q '^input:   input float32 1x8x10x12 (nhwc: callers pass 1x10x12x8)$' ||
     fail "mt-opnames --info on an nhwc input: $(mt-opnames --info "$work/cbr.nhwc.mt")"
@@ -127,8 +170,8 @@ if [[ -f "$model/model.onnx" ]]; then
     failures+=("mobilenet_v2 missing: the image check did not run")
   fi
 
-  # An int8 model (mt-quantize) keeps working: the int8 conv2d weights are stored OHWI too, and the
-  # prepacked model gives bit-identical results, with NCHW and with NHWC input.
+  # An int8 model (mt-quantize) keeps working: the int8 weights are stored in the VNNI layouts (OHWI
+  # for XNNPACK's), and the prepacked model gives bit-identical results, with NCHW and with NHWC input.
   if command -v mt-quantize > /dev/null; then
     digits="$MT_SOURCE_DIR/models"
     mt-convert -q "$digits/digits.onnx" --input-shape image:20,1,8,8 | mt-fuse -q |
@@ -137,7 +180,8 @@ if [[ -f "$model/model.onnx" ]]; then
     mt-prepack --backend cpu --input-layout nhwc "$work/int8.mt" -o "$work/int8.nhwc.mt"
     "$python" -c 'import numpy, sys; x = numpy.load(sys.argv[1])[:20]; numpy.save(sys.argv[2], x); numpy.save(sys.argv[3], numpy.ascontiguousarray(x.transpose(0, 2, 3, 1)))' \
       "$digits/digits-test.npy" "$work/digits.npy" "$work/digits.nhwc.npy"
-    mt-opnames --info "$work/int8.cpu.mt" | grep -q '^backend: cpu (prepacked: .*, 2 weights reordered)$' ||
+    # The conv weights, and the linear one where its kernel is the VNNI GEMM.
+    mt-opnames --info "$work/int8.cpu.mt" | grep -Eq '^backend: cpu \(prepacked: .*, [23] weights reordered\)$' ||
       fail "int8 model: $(mt-opnames --info "$work/int8.cpu.mt" | grep backend)"
     mt-run -q --device cpu "$work/int8.mt" --input "$work/digits.npy" --output "$work/int8.npy" > /dev/null
     mt-run -q --device cpu "$work/int8.cpu.mt" --input "$work/digits.npy" --compare "$work/int8.npy" --atol 0 --rtol 0 \

@@ -94,6 +94,12 @@ PlanOptions cpu_options(int threads, bool own_kernels = true, bool winograd = tr
   return options;
 }
 
+PlanOptions generic_options() {
+  PlanOptions options = cpu_options(1);
+  options.cpu_target = CpuTarget::generic;
+  return options;
+}
+
 PlanOptions vulkan_options(const std::string& precision) {
   PlanOptions options;
   options.precision = precision;
@@ -114,8 +120,9 @@ const std::set<std::string, std::less<>> kOwnCpuKernelOps = {"conv2d",      "lin
                                                              "hardsigmoid", "mul",    "global_avg_pool", "concat"};
 // Winograd takes 3x3 stride-1 conv2d only (tests/ops/cases_conv.cpp has cases large enough).
 const std::set<std::string, std::less<>> kWinogradOps = {"conv2d"};
-// mt-prepack reorders conv weights for cpu (OHWI), and conv and linear weights for vulkan.
-const std::set<std::string, std::less<>> kCpuPrepackedOps = {"conv2d", "conv_transpose2d"};
+// mt-prepack stores conv and linear weights for cpu (packed for this CPU's kernels, or OHWI), and conv
+// and linear weights for vulkan.
+const std::set<std::string, std::less<>> kCpuPrepackedOps = {"conv2d", "conv_transpose2d", "linear"};
 const std::set<std::string, std::less<>> kVulkanPrepackedOps = {"conv2d", "conv_transpose2d", "linear"};
 
 }  // namespace
@@ -141,6 +148,9 @@ const std::vector<Variant>& option_matrix() {
       {.name = "cpu, no Winograd, 1 thread", .backend = "cpu", .options = cpu_options(1, true, false), .ops = kWinogradOps},
       {.name = "cpu, prepacked, 1 thread", .backend = "cpu", .options = cpu_options(1), .prepack = PrepackOptions{},
        .ops = kCpuPrepackedOps},
+      // Prepacked for a CPU without our AVX-512 kernels (Winograd's points, OHWI), planned as on one.
+      {.name = "cpu, prepacked generic, 1 thread", .backend = "cpu", .options = generic_options(),
+       .prepack = PrepackOptions{.cpu_target = CpuTarget::generic}, .ops = kCpuPrepackedOps},
       {.name = "vulkan", .backend = "vulkan", .options = vulkan_options("fp32")},
       {.name = "vulkan fp16", .backend = "vulkan", .options = vulkan_options("fp16"), .tolerances = &kFp16Tolerance},
       // One prepacked variant on lavapipe, the slowest device: fp16 packing both reorders the weights

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernels/cpu/engines/int8_vnni.h"
+#include "kernels/cpu/plan/kernel_paths.h"
 #include "kernels/cpu/plan/plan_builder.h"
 #include "kernels/reference/reference_backend.h"
 #include "lib/runtime/backend_registry.h"
@@ -249,7 +250,7 @@ TEST_CASE(
       const std::vector<HostArray> actual = run_case(*cpu, CaseGraph{graph, c.built.inputs}, variant.options);
       // The VNNI kernels and the fused add compute the reference's float32 operations: equal. XNNPACK's
       // requantization may land one step away.
-      const bool vnni = variant.options.int8_vnni && cpu::int8_vnni_supported();
+      const bool vnni = cpu::plan_paths(variant.options).int8_vnni;  // permitted, on this CPU, within its target
       for (size_t o = 0; o < expected.size(); ++o)
         if (auto mismatch = first_mismatch(actual[o], expected[o], 0, vnni ? 0 : 1))
           FAIL_CHECK("output " << o << ": " << *mismatch);

@@ -61,8 +61,19 @@ PackedInt8Depthwise pack_int8_depthwise(void* memory, const int8_t* w, const int
     packed_bias[c] = static_cast<int32_t>(static_cast<uint32_t>(folded));
     packed_multipliers[c] = multipliers[c];
   }
-  return PackedInt8Depthwise{.weights = weights, .bias = packed_bias, .multipliers = packed_multipliers,
-                             .channels = channels, .kernel = kernel, .out = out};
+  return int8_depthwise_view(memory, kernel, channels, out);
+}
+
+PackedInt8Depthwise int8_depthwise_view(const void* memory, size_t kernel, size_t channels, Int8Output out) {
+  const size_t vectors = kernel * row_pairs(kernel), padded = blocks_of(channels) * kBlock;
+  const auto* weights = static_cast<const int16_t*>(memory);
+  const auto* bias = reinterpret_cast<const int32_t*>(weights + padded * vectors * 2);
+  return PackedInt8Depthwise{.weights = weights,
+                             .bias = bias,
+                             .multipliers = reinterpret_cast<const float*>(bias + padded),
+                             .channels = channels,
+                             .kernel = kernel,
+                             .out = out};
 }
 
 size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads) {

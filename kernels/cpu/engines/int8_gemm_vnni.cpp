@@ -67,8 +67,20 @@ PackedInt8Gemm pack_int8_gemm(void* memory, const int8_t* w, const int32_t* bias
     packed_bias[j] = static_cast<int32_t>(static_cast<uint32_t>(folded));
     packed_multipliers[j] = multipliers[j];
   }
-  return PackedInt8Gemm{.panels = panels, .bias = packed_bias, .multipliers = packed_multipliers, .taps = taps,
-                        .k = k, .n = n, .out = out};
+  return int8_gemm_view(memory, taps, channels, n, out);
+}
+
+PackedInt8Gemm int8_gemm_view(const void* memory, size_t taps, size_t channels, size_t n, Int8Output out) {
+  const size_t k = taps * round4(channels), columns = panels_of(n) * kPanel;
+  const auto* panels = static_cast<const int8_t*>(memory);
+  const auto* bias = reinterpret_cast<const int32_t*>(panels + columns * k);
+  return PackedInt8Gemm{.panels = panels,
+                        .bias = bias,
+                        .multipliers = reinterpret_cast<const float*>(bias + columns),
+                        .taps = taps,
+                        .k = k,
+                        .n = n,
+                        .out = out};
 }
 
 bool int8_conv_fits(size_t kernel_h, size_t kernel_w) { return kernel_h * kernel_w <= kMaxTaps; }

@@ -61,11 +61,16 @@ struct Int8Residual {
 // Bytes of memory pack_int8_gemm needs.
 size_t int8_gemm_bytes(size_t taps, size_t channels, size_t n);
 
-// Packs w (n rows of taps * channels int8 weights, tap-major as OHWI), bias (n int32 or null) and
-// the per-column multipliers x_scale * w_scale / y_scale into `memory` (int8_gemm_bytes, 64-byte
-// aligned) for input zero point x_zero.
+// The GEMM's one packing function (planning, and mt-prepack for the layouts cpu_vnni_gemm and
+// cpu_vnni_gemm_gathered): packs w (n rows of taps * channels int8 weights, tap-major as OHWI), bias
+// (n int32 or null) and the per-column multipliers x_scale * w_scale / y_scale into `memory`
+// (int8_gemm_bytes, 64-byte aligned) for input zero point x_zero.
 PackedInt8Gemm pack_int8_gemm(void* memory, const int8_t* w, const int32_t* bias, const float* multipliers,
                               size_t taps, size_t channels, size_t n, int32_t x_zero, Int8Output out);
+
+// The weights pack_int8_gemm wrote into `memory` (a plan's memory or a model's memory map, 4-byte
+// aligned), without reading them.
+PackedInt8Gemm int8_gemm_view(const void* memory, size_t taps, size_t channels, size_t n, Int8Output out);
 
 // u[i] = x[i] + 128 as unsigned bytes (x XOR 0x80): the input the GEMM reads. Any CPU.
 void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool);
@@ -120,9 +125,14 @@ struct PackedInt8Depthwise {
 
 size_t int8_depthwise_bytes(size_t kernel, size_t channels);
 
-// Packs w (channels x kernel x kernel int8, OIHW with one input channel) into `memory`.
+// The depthwise kernels' one packing function (planning, and mt-prepack for the layout
+// cpu_vnni_depthwise): packs w (channels x kernel x kernel int8, OIHW with one input channel) into
+// `memory` (int8_depthwise_bytes, 64-byte aligned).
 PackedInt8Depthwise pack_int8_depthwise(void* memory, const int8_t* w, const int32_t* bias, const float* multipliers,
                                         size_t kernel, size_t channels, int32_t x_zero, Int8Output out);
+
+// The weights pack_int8_depthwise wrote into `memory`, without reading them.
+PackedInt8Depthwise int8_depthwise_view(const void* memory, size_t kernel, size_t channels, Int8Output out);
 
 // Scratch bytes int8_depthwise needs to run on up to `threads` threads (widened input rows).
 size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads);

@@ -48,7 +48,12 @@ PackedWeights pack_gemm_weights(void* memory, const float* w, size_t ldw, const 
   }
   float* b = p + panels * k * kPanel;
   if (bias != nullptr) std::memcpy(b, bias, n * sizeof(float));
-  return PackedWeights{.panels = p, .bias = b, .k = k, .n = n};
+  return packed_gemm_view(memory, k, n);
+}
+
+PackedWeights packed_gemm_view(const void* memory, size_t k, size_t n) {
+  const auto* p = static_cast<const float*>(memory);
+  return PackedWeights{.panels = p, .bias = p + (n + kPanel - 1) / kPanel * k * kPanel, .k = k, .n = n};
 }
 
 ConvWindow window_of(const PackedConvShape& s, size_t p) {

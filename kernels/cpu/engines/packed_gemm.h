@@ -27,12 +27,18 @@ struct PackedWeights {
   size_t k = 0, n = 0;
 };
 
-// Bytes of `memory` pack_gemm_weights needs for a k x n matrix.
+// Bytes of `memory` pack_gemm_weights needs for a k x n matrix (the stored layout cpu_gemm,
+// lib/ir/stored_layout.h, has this size).
 size_t packed_gemm_bytes(size_t k, size_t n);
 
-// Packs w (n rows of k weights, one row per output column, row stride ldw) and bias (n floats or
-// null) into `memory` (packed_gemm_bytes(k, n) bytes, 64-byte aligned).
+// The engine's one packing function (planning, and mt-prepack for the layout cpu_gemm): packs w (n
+// rows of k weights, one row per output column, row stride ldw) and bias (n floats or null) into
+// `memory` (packed_gemm_bytes(k, n) bytes, 64-byte aligned).
 PackedWeights pack_gemm_weights(void* memory, const float* w, size_t ldw, const float* bias, size_t k, size_t n);
+
+// The weights pack_gemm_weights wrote into `memory` (in a plan's memory or a model's memory map, 4-byte
+// aligned), without reading them.
+PackedWeights packed_gemm_view(const void* memory, size_t k, size_t n);
 
 // C[m x n] (row stride ldc) = clamp(A[m x k] (row stride lda) B + bias, low, high), split across
 // the pool's threads by blocks of 8 rows and panels. Requires packed_gemm_enabled().

@@ -5,9 +5,10 @@
 // instead of 9 per output: 4x fewer. F(2x2, 3x3) is the same with 4x4 tiles and 16 points (2.25x
 // fewer), for layers too small to fill F(4x4)'s GEMMs. The GEMMs run on our packed GEMM on
 // AVX-512 CPUs (packed_gemm.h), else as XNNPACK fully-connected operators; either way their packed
-// weights are the transformed ones (built at planning, one point at a time, so the original 3x3
-// weights are never kept twice). The transforms are loops over contiguous NHWC channels, compiled
-// for the x86-64 baseline and AVX2+FMA.
+// weights are the transformed ones: stored so by mt-prepack (the layouts cpu_winograd4_gemm and
+// cpu_winograd2_gemm read in place; cpu_winograd4 and cpu_winograd2 for XNNPACK to pack), or built at
+// planning one point at a time, so that the original 3x3 weights are never kept twice. The
+// transforms are loops over contiguous NHWC channels, compiled for the x86-64 baseline and AVX2+FMA.
 //
 // Scratch (arena, alive during this node only): V [points][tiles][C] and the GEMM results
 // [points][tiles][M]. The fp32 error of F(4x4, 3x3) grows with the transform constants (up to 8
@@ -26,6 +27,7 @@
 
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/plan/packed_forms.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "kernels/cpu/plan/prepack.h"
 #include "kernels/cpu/ops/unary_portable.h"
@@ -232,10 +234,16 @@ class WinogradStep final : public Step {
   static constexpr size_t kPoints = V::kTile * V::kTile;
 
   // The GEMMs are either XNNPACK operators or packed_gemm.h weights, one per point.
-  WinogradStep(const Geometry& g, std::vector<XnnOperator> gemms, std::vector<PackedWeights> packed,
-               const float* bias, const float* zeros, pthreadpool_t pool, std::string what)
-      : g_(g), gemms_(std::move(gemms)), packed_(std::move(packed)), bias_(bias), zeros_(zeros), pool_(pool),
-        what_(std::move(what)), avx2_(cpu_has_avx2_fma()) {}
+  WinogradStep(const Geometry& g, std::vector<XnnOperator> gemms, std::vector<PackedWeights> packed, const float* bias,
+               const float* zeros, pthreadpool_t pool, std::string what, bool avx2)
+      : g_(g),
+        gemms_(std::move(gemms)),
+        packed_(std::move(packed)),
+        bias_(bias),
+        zeros_(zeros),
+        pool_(pool),
+        what_(std::move(what)),
+        avx2_(avx2) {}
 
   // Pointers: x, y, V, products.
   void bind(Pointers p) override {
@@ -290,6 +298,30 @@ class WinogradStep final : public Step {
   float* products_ = nullptr;
 };
 
+// The weights U_k of every point k, one point at a time (a transformed point of the model's 3x3
+// weights, or a stored row of points) for XNNPACK to pack into a fully-connected operator.
+std::vector<XnnOperator> xnnpack_gemms(NodeContext& c, const Geometry& g, size_t tile) {
+  const TensorInfo& w = c.input_info(1);
+  const std::optional<CpuLayout> stored = parse_cpu_layout(w.layout);
+  const bool rows = stored == (tile == 4 ? CpuLayout::winograd4 : CpuLayout::winograd2);
+  std::vector<float> u(rows ? 0 : g.m * g.c);
+  std::vector<XnnOperator> gemms;
+  const float inf = std::numeric_limits<float>::infinity();
+  for (size_t k = 0; k < winograd_points(tile); ++k) {
+    const float* point = w.data.as<float>().data() + k * g.m * g.c;
+    if (!rows) {
+      winograd_weights(u.data(), w.data.as<float>().data(), w.layout == kLayoutOhwi, tile, k, g.c, g.m);
+      point = u.data();
+    }
+    xnn_operator_t op = nullptr;
+    c.check(xnn_create_fully_connected_nc_f32(g.c, g.m, g.c, g.m, point, nullptr, -inf, inf, 0, &op),
+            "xnn_create_fully_connected_nc_f32");
+    gemms.emplace_back(op);
+  }
+  c.count_packed(winograd_points(tile) * g.m * g.c * sizeof(float));
+  return gemms;
+}
+
 template <typename V>
 void plan_variant(NodeContext& c) {
   constexpr size_t T = V::kTile, kPoints = T * T;
@@ -304,50 +336,30 @@ void plan_variant(NodeContext& c) {
   g.tiles_h = (g.out_h + V::kOut - 1) / V::kOut;
   g.tiles_w = (g.out_w + V::kOut - 1) / V::kOut;
 
-  // Weights U_k[o][i] = (G g[o][i] G^T) at point k, one point at a time into `u`, which XNNPACK
-  // packs; the model's 3x3 weights (OIHW, or OHWI when prepacked) are then no longer read.
-  const float* w = c.constant(1).as<float>().data();
-  const bool ohwi = c.input_info(1).layout == kLayoutOhwi;
-  auto tap = [&](size_t o, size_t i, size_t a, size_t b) {
-    return ohwi ? w[((o * 3 + a) * 3 + b) * g.c + i] : w[((o * g.c + i) * 3 + a) * 3 + b];
-  };
-  std::vector<float> u(g.m * g.c);
+  // The packed GEMM reads the points' weights packed (in place when mt-prepack stored them so), XNNPACK
+  // packs them itself; the model's 3x3 weights are then no longer read.
   std::vector<XnnOperator> gemms;
   std::vector<PackedWeights> packed;
-  const float inf = std::numeric_limits<float>::infinity();
-  for (size_t k = 0; k < kPoints; ++k) {
-    const float* gr = V::kG[k / T];
-    const float* gc = V::kG[k % T];
-    for (size_t o = 0; o < g.m; ++o)
-      for (size_t i = 0; i < g.c; ++i) {
-        float sum = 0;
-        for (size_t a = 0; a < 3; ++a)
-          for (size_t b = 0; b < 3; ++b) sum += gr[a] * tap(o, i, a, b) * gc[b];
-        u[o * g.c + i] = sum;
-      }
-    if (c.packed_gemm()) {
-      packed.push_back(pack_gemm_weights(c.keep(packed_gemm_bytes(g.c, g.m)), u.data(), g.c, nullptr, g.c, g.m));
-      continue;
-    }
-    xnn_operator_t op = nullptr;
-    c.check(xnn_create_fully_connected_nc_f32(g.c, g.m, g.c, g.m, u.data(), nullptr, -inf, inf, 0, &op),
-            "xnn_create_fully_connected_nc_f32");
-    gemms.emplace_back(op);
+  if (c.packed_gemm()) {
+    const auto* points = static_cast<const std::byte*>(
+        packed_weights(c, 1, V::kOut == 4 ? CpuLayout::winograd4_gemm : CpuLayout::winograd2_gemm));
+    for (size_t k = 0; k < kPoints; ++k)
+      packed.push_back(packed_gemm_view(points + k * packed_gemm_bytes(g.c, g.m), g.c, g.m));
+  } else {
+    gemms = xnnpack_gemms(c, g, V::kOut);
   }
-  if (!gemms.empty()) c.count_packed(kPoints * g.m * g.c * sizeof(float));
 
-  // The bias (zeros without one) and a row of zero channels for the padding, owned by the plan.
-  auto* owned = static_cast<float*>(c.keep((g.m + g.c) * sizeof(float)));
-  if (c.has_input(2)) std::memcpy(owned, c.constant(2).as<float>().data(), g.m * sizeof(float));
-  const float* zeros = owned + g.m;
+  // The bias, read where the model holds it (zeros without one), and a row of zero channels for the padding.
+  const auto* zeros = static_cast<const float*>(c.keep(std::max(g.m, g.c) * sizeof(float)));
+  const float* bias = c.has_input(2) ? reinterpret_cast<const float*>(c.constant_in_place(2)) : zeros;
 
   const size_t tiles = g.tiles();
   const Value x = c.input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
   const Value v = c.scratch(kPoints * tiles * g.c * sizeof(float));
   const Value products = c.scratch(kPoints * tiles * g.m * sizeof(float));
-  c.add_step(std::make_unique<WinogradStep<V>>(g, std::move(gemms), std::move(packed), owned, zeros, c.pool(),
-                                               "setup of node '" + node.name + "'"),
+  c.add_step(std::make_unique<WinogradStep<V>>(g, std::move(gemms), std::move(packed), bias, zeros, c.pool(),
+                                               "setup of node '" + node.name + "'", c.avx2_fma()),
              {x, y, v, products});
 }
 
@@ -367,16 +379,36 @@ size_t winograd_tile(const WinogradShape& s) {
   return 0;
 }
 
-bool winograd_applies(const NodeContext& c) {
-  if (!c.is_constant(1) || (c.has_input(2) && !c.is_constant(2))) return false;
-  const Node& node = c.node();
-  const Shape& ws = c.input_info(1).shape;
+bool winograd_applies(const Graph& graph, const Node& node) {
+  const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+  if (!graph.tensor(node.inputs[1]).is_constant() || (bias && !graph.tensor(node.inputs[2]).is_constant()))
+    return false;
+  const Shape& ws = graph.tensor(node.inputs[1]).shape;
   if (ws.size() != 4 || ws[2] != 3 || ws[3] != 3 || attr_int(node, "group") != 1) return false;
   for (int64_t v : attr_ints(node, "strides"))
     if (v != 1) return false;
   for (int64_t v : attr_ints(node, "dilations"))
     if (v != 1) return false;
   return true;
+}
+
+size_t winograd_points(size_t tile) { return (tile + 2) * (tile + 2); }
+
+void winograd_weights(float* u, const float* w, bool ohwi, size_t tile, size_t point, size_t c, size_t m) {
+  if (tile != 4 && tile != 2) fail(ExitCode::failure, "internal: no Winograd F({0}x{0}, 3x3)", tile);
+  const size_t t = tile + 2;
+  const float* gr = tile == 4 ? F4::kG[point / t] : F2::kG[point / t];
+  const float* gc = tile == 4 ? F4::kG[point % t] : F2::kG[point % t];
+  auto tap = [&](size_t o, size_t i, size_t a, size_t b) {
+    return ohwi ? w[((o * 3 + a) * 3 + b) * c + i] : w[((o * c + i) * 3 + a) * 3 + b];
+  };
+  for (size_t o = 0; o < m; ++o)
+    for (size_t i = 0; i < c; ++i) {
+      float sum = 0;
+      for (size_t a = 0; a < 3; ++a)
+        for (size_t b = 0; b < 3; ++b) sum += gr[a] * tap(o, i, a, b) * gc[b];
+      u[o * c + i] = sum;
+    }
 }
 
 void plan_conv2d_winograd(NodeContext& c, size_t tile) {

@@ -19,7 +19,16 @@ struct WinogradShape {
 size_t winograd_tile(const WinogradShape& shape);
 
 // Whether `node` is a conv2d Winograd can run: 3x3, stride 1, dilation 1, group 1, constant weights.
-bool winograd_applies(const NodeContext& context);
+bool winograd_applies(const Graph& graph, const Node& node);
+
+// The points of F(tile x tile, 3x3): 36 for tile 4, 16 for tile 2.
+size_t winograd_points(size_t tile);
+
+// The transformed weights' one packing function (planning, and mt-prepack for the layouts
+// cpu_winograd4 and cpu_winograd2; their GEMM forms pack each point with pack_gemm_weights): writes
+// U = G g G^T at `point` of F(tile x tile, 3x3) as [m][c] floats into u, from the 3x3 weights w of
+// m output and c input channels in OIHW order, or OHWI with `ohwi`.
+void winograd_weights(float* u, const float* w, bool ohwi, size_t tile, size_t point, size_t c, size_t m);
 
 // Plans the conv as Winograd F(tile x tile, 3x3), tile 4 or 2.
 void plan_conv2d_winograd(NodeContext& context, size_t tile);

@@ -4,8 +4,9 @@
 // convolutions are recognised by XNNPACK itself (one input and one output channel per group).
 // Large weights are split into several operators by output channel (gemm_slices.h). On AVX-512
 // CPUs convs with one group run on our own packed GEMM (packed_gemm.h) instead: 1x1 stride-1
-// ones as plain GEMMs, others as indirect GEMMs.
-// 3x3 stride-1 convolutions large enough to pay go to winograd_conv.cpp instead.
+// ones as plain GEMMs, others as indirect GEMMs, their weights read in place where mt-prepack
+// stored them packed (packed_forms.h). 3x3 stride-1 convolutions large enough to pay go to
+// winograd_conv.cpp instead. conv2d_kernel is the choice, for planning and for mt-prepack.
 #include <algorithm>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/plan/packed_forms.h"
 #include "kernels/cpu/plan/prepack.h"
 #include "kernels/cpu/engines/winograd_conv.h"
 
@@ -62,16 +64,42 @@ std::optional<std::string> check_conv_common(const Graph& graph, const Node& nod
   return std::nullopt;
 }
 
+// 1x1, stride 1, no pads (one group is checked by the caller).
+bool is_pointwise(const Conv2d& a) {
+  return a.kh == 1 && a.kw == 1 && a.stride_h == 1 && a.stride_w == 1 && a.pad_top == 0 && a.pad_left == 0 &&
+         a.pad_bottom == 0 && a.pad_right == 0;
+}
+
+// The kernels a float32 conv2d runs on; conv2d_kernel picks one for planning and for mt-prepack.
+enum class Conv2dKernel { runtime_weights, winograd4, winograd2, gemm_pointwise, gemm_indirect, xnnpack };
+
+Conv2dKernel conv2d_kernel(const Graph& graph, const Node& node, const KernelPaths& paths) {
+  const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+  const TensorInfo& w = graph.tensor(node.inputs[1]);
+  if (!w.is_constant() || (bias && !graph.tensor(node.inputs[2]).is_constant())) return Conv2dKernel::runtime_weights;
+  const Shape& xs = graph.tensor(node.inputs[0]).shape;  // N, C, H, W
+  const Shape& ys = graph.tensor(node.outputs[0]).shape;
+  if (paths.winograd && winograd_applies(graph, node)) {
+    const size_t tile = winograd_tile({static_cast<size_t>(ys[2]), static_cast<size_t>(ys[3]),
+                                       static_cast<size_t>(xs[1]), static_cast<size_t>(w.shape[0])});
+    if (tile == 4) return Conv2dKernel::winograd4;
+    if (tile == 2) return Conv2dKernel::winograd2;
+  }
+  const Conv2d a = conv_attrs(node, w.shape);
+  // The packed GEMM pads the output channels to 32-column panels: from 16 channels on, that at
+  // most doubles the packed weights (fewer stay with XNNPACK, which pads to 16).
+  const bool packed = paths.packed_gemm && a.groups == 1 && w.shape[0] >= 16;
+  if (packed && is_pointwise(a)) return Conv2dKernel::gemm_pointwise;
+  if (packed && packed_conv_fits(a.kh, a.kw, static_cast<size_t>(w.shape[1]))) return Conv2dKernel::gemm_indirect;
+  return Conv2dKernel::xnnpack;
+}
+
 // A 1x1 stride-1 conv is one GEMM over the NHWC pixels, [pixels x C] x [C x M], run by our
-// packed GEMM (packed_gemm.h). OIHW with 1x1 kernels and OHWI are the same bytes: row o holds
-// output channel o's C weights.
+// packed GEMM (packed_gemm.h).
 void plan_pointwise(NodeContext& c, const Conv2d& a) {
   const Shape& ws = c.input_info(1).shape;
   const auto out_channels = static_cast<size_t>(ws[0]), in_channels = static_cast<size_t>(ws[1]);
-  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
-  const PackedWeights w = pack_gemm_weights(c.keep(packed_gemm_bytes(in_channels, out_channels)),
-                                            c.constant(1).as<float>().data(), in_channels, bias, in_channels,
-                                            out_channels);
+  const PackedWeights w = packed_gemm_view(packed_weights(c, 1, CpuLayout::gemm), in_channels, out_channels);
   const Value x = c.input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
   const size_t pixels = count_of(x) / in_channels;
@@ -82,16 +110,13 @@ void plan_pointwise(NodeContext& c, const Conv2d& a) {
   });
 }
 
-// Other one-group convs run as indirect GEMMs over the input pixels (packed_gemm.h), from the
-// OHWI weights `ohwi`.
-void plan_indirect(NodeContext& c, const Conv2d& a, const float* ohwi) {
+// Other one-group convs run as indirect GEMMs over the input pixels (packed_gemm.h).
+void plan_indirect(NodeContext& c, const Conv2d& a) {
   const Shape& xs = c.input_info(0).shape;  // N, C, H, W
   const Shape& ys = c.output_info(0).shape;
   const auto out_channels = static_cast<size_t>(ys[1]), channels = static_cast<size_t>(xs[1]);
   const size_t k = size_t{a.kh} * a.kw * channels;
-  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
-  const PackedWeights w =
-      pack_gemm_weights(c.keep(packed_gemm_bytes(k, out_channels)), ohwi, k, bias, k, out_channels);
+  const PackedWeights w = packed_gemm_view(packed_weights(c, 1, CpuLayout::gemm), k, out_channels);
   const auto* zeros = static_cast<const float*>(c.keep(channels * sizeof(float)));  // the padding's pixel
   const PackedConvShape shape{.n = static_cast<size_t>(xs[0]), .h = static_cast<size_t>(xs[2]),
                               .w = static_cast<size_t>(xs[3]), .channels = channels,
@@ -107,13 +132,53 @@ void plan_indirect(NodeContext& c, const Conv2d& a, const float* ohwi) {
   });
 }
 
-// 1x1, stride 1, no pads (one group is checked by the caller).
-bool is_pointwise(const Conv2d& a) {
-  return a.kh == 1 && a.kw == 1 && a.stride_h == 1 && a.stride_w == 1 && a.pad_top == 0 && a.pad_left == 0 &&
-         a.pad_bottom == 0 && a.pad_right == 0;
+}  // namespace
+
+std::optional<CpuLayout> conv2d_weight_layout(const Graph& graph, const Node& node, size_t input,
+                                              const KernelPaths& paths) {
+  if (input != 1) return std::nullopt;
+  switch (conv2d_kernel(graph, node, paths)) {
+    case Conv2dKernel::winograd4: return paths.packed_gemm ? CpuLayout::winograd4_gemm : CpuLayout::winograd4;
+    case Conv2dKernel::winograd2: return paths.packed_gemm ? CpuLayout::winograd2_gemm : CpuLayout::winograd2;
+    case Conv2dKernel::gemm_pointwise:
+    case Conv2dKernel::gemm_indirect: return CpuLayout::gemm;
+    case Conv2dKernel::runtime_weights:
+    case Conv2dKernel::xnnpack: break;
+  }
+  return std::nullopt;
 }
 
-}  // namespace
+void pack_conv2d_weights(const Graph& graph, const Node& node, CpuLayout layout, void* memory) {
+  const TensorInfo& w = graph.tensor(node.inputs[1]);
+  const auto m = static_cast<size_t>(w.shape[0]), c = static_cast<size_t>(w.shape[1]);
+  if (layout == CpuLayout::gemm) {
+    const size_t k = c * static_cast<size_t>(w.shape[2] * w.shape[3]);
+    const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+    const ConstData ohwi = ohwi_weights(w);  // a 1x1 kernel's OIHW weights are OHWI already
+    pack_gemm_weights(memory, ohwi.as<float>().data(), k,
+                      bias ? graph.tensor(node.inputs[2]).data.as<float>().data() : nullptr, k, m);
+    return;
+  }
+  const bool f4 = layout == CpuLayout::winograd4 || layout == CpuLayout::winograd4_gemm;
+  const size_t tile = f4 ? 4 : 2;
+  const float* weights = w.data.as<float>().data();
+  if (layout == CpuLayout::winograd4 || layout == CpuLayout::winograd2) {
+    for (size_t k = 0; k < winograd_points(tile); ++k)
+      winograd_weights(static_cast<float*>(memory) + k * m * c, weights, w.layout == kLayoutOhwi, tile, k, c, m);
+    return;
+  }
+  // The GEMM form: each point's U packed, from the stored points or transformed one at a time.
+  const bool points = parse_cpu_layout(w.layout) == (f4 ? CpuLayout::winograd4 : CpuLayout::winograd2);
+  std::vector<float> u(points ? 0 : m * c);
+  for (size_t k = 0; k < winograd_points(tile); ++k) {
+    const float* point = weights + k * m * c;
+    if (!points) {
+      winograd_weights(u.data(), weights, w.layout == kLayoutOhwi, tile, k, c, m);
+      point = u.data();
+    }
+    pack_gemm_weights(static_cast<std::byte*>(memory) + k * packed_gemm_bytes(c, m), point, c, nullptr, c, m);
+  }
+}
 
 // Weights computed at run time go through conv_gemm.cpp.
 std::optional<std::string> check_conv2d(const Graph& graph, const Node& node) {
@@ -121,40 +186,27 @@ std::optional<std::string> check_conv2d(const Graph& graph, const Node& node) {
 }
 
 void plan_conv2d(NodeContext& c) {
-  if (!c.is_constant(1) || (c.has_input(2) && !c.is_constant(2))) {
-    plan_conv2d_runtime_weights(c);
-    return;
-  }
   const Shape x_shape = c.input_info(0).shape;  // N, C, H, W
   const Shape w_shape = c.input_info(1).shape;  // M, C/g, kH, kW
   const Shape& y_shape = c.output_info(0).shape;
-  if (c.winograd() && winograd_applies(c)) {
-    const size_t tile = winograd_tile({static_cast<size_t>(y_shape[2]), static_cast<size_t>(y_shape[3]),
-                                       static_cast<size_t>(x_shape[1]), static_cast<size_t>(w_shape[0])});
-    if (tile != 0) return plan_conv2d_winograd(c, tile);
-  }
   const Conv2d a = conv_attrs(c.node(), w_shape);
-  // The packed GEMM pads the output channels to 32-column panels: from 16 channels on, that at
-  // most doubles the packed weights (fewer stay with XNNPACK, which pads to 16).
-  const bool packed = c.packed_gemm() && a.groups == 1 && w_shape[0] >= 16;
-  if (packed && is_pointwise(a)) return plan_pointwise(c, a);
+  switch (conv2d_kernel(c.graph(), c.node(), c.paths())) {
+    case Conv2dKernel::runtime_weights: return plan_conv2d_runtime_weights(c);
+    case Conv2dKernel::winograd4: return plan_conv2d_winograd(c, 4);
+    case Conv2dKernel::winograd2: return plan_conv2d_winograd(c, 2);
+    case Conv2dKernel::gemm_pointwise: return plan_pointwise(c, a);
+    case Conv2dKernel::gemm_indirect: return plan_indirect(c, a);
+    case Conv2dKernel::xnnpack: break;
+  }
   const size_t out_channels = static_cast<size_t>(w_shape[0]);
   const size_t group_in = static_cast<size_t>(w_shape[1]);
   const size_t group_out = out_channels / a.groups;
   const size_t kernel = static_cast<size_t>(a.kh) * a.kw;
 
-  // OIHW -> OHWI; XNNPACK reads it as [groups][group_out][kH][kW][group_in]. A prepacked model
-  // (mt-prepack) stores the weights in that order already.
-  const float* w = c.constant(1).as<float>().data();
-  std::vector<float> ohwi;
-  if (c.input_info(1).layout != kLayoutOhwi) {
-    ohwi.resize(out_channels * kernel * group_in);
-    for (size_t o = 0; o < out_channels; ++o)
-      for (size_t i = 0; i < group_in; ++i)
-        for (size_t s = 0; s < kernel; ++s) ohwi[(o * kernel + s) * group_in + i] = w[(o * group_in + i) * kernel + s];
-    w = ohwi.data();
-  }
-  if (packed && packed_conv_fits(a.kh, a.kw, group_in)) return plan_indirect(c, a, w);
+  // XNNPACK reads OHWI as [groups][group_out][kH][kW][group_in]: a copy freed once it has packed it,
+  // or, in a prepacked model (mt-prepack), the weights as stored.
+  const ConstData ohwi = ohwi_weights(c.input_info(1));
+  const float* w = ohwi.as<float>().data();
   const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
 
   const Value x = c.xnn_input(0, nhwc_layout());

@@ -1,13 +1,16 @@
 // linear (X W^T + B) and matmul. A constant weight matrix becomes an XNNPACK fully connected
 // operator (packed once; matmul's [K, N] weights through XNN_FLAG_TRANSPOSE_WEIGHTS), applied to
-// every row of X in X's own layout as long as the reduced dim is innermost. Weights computed at
+// every row of X in X's own layout as long as the reduced dim is innermost; on AVX-512 CPUs linear
+// runs on our packed GEMM instead, its weights read in place where mt-prepack stored them packed. Weights computed at
 // run time go through the portable gemm, batched with numpy broadcasting for matmul.
 #include <algorithm>
 #include <cstring>
 #include <limits>
 
 #include "kernels/cpu/engines/gemm.h"
+#include "kernels/cpu/engines/packed_gemm.h"
 #include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/plan/packed_forms.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "kernels/cpu/engines/permute.h"
@@ -56,7 +59,33 @@ struct BatchedGemm {
   }
 };
 
+// Constant weights (and bias), the kernels linear runs them on: our packed GEMM from 16 outputs on
+// (packed_gemm.h; its 32-column panels at most double fewer), else XNNPACK's fully connected operator.
+bool constant_weights(const Graph& graph, const Node& node) {
+  const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+  return graph.tensor(node.inputs[1]).is_constant() && (!bias || graph.tensor(node.inputs[2]).is_constant());
+}
+bool on_packed_gemm(const Graph& graph, const Node& node, const KernelPaths& paths) {
+  return paths.packed_gemm && constant_weights(graph, node) && graph.tensor(node.inputs[1]).shape[0] >= 16;
+}
+
 }  // namespace
+
+std::optional<CpuLayout> linear_weight_layout(const Graph& graph, const Node& node, size_t input,
+                                              const KernelPaths& paths) {
+  if (input == 1 && on_packed_gemm(graph, node, paths)) return CpuLayout::gemm;
+  return std::nullopt;
+}
+
+void pack_linear_weights(const Graph& graph, const Node& node, CpuLayout layout, void* memory) {
+  if (layout != CpuLayout::gemm)
+    fail(ExitCode::failure, "internal: linear weights in layout '{}'", cpu_layout_tag(layout));
+  const TensorInfo& w = graph.tensor(node.inputs[1]);  // N, K
+  const auto n = static_cast<size_t>(w.shape[0]), k = static_cast<size_t>(w.shape[1]);
+  const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+  pack_gemm_weights(memory, w.data.as<float>().data(), k,
+                    bias ? graph.tensor(node.inputs[2]).data.as<float>().data() : nullptr, k, n);
+}
 
 std::optional<std::string> check_linear(const Graph& graph, const Node& node) { return check_float(graph, node); }
 
@@ -67,6 +96,16 @@ void plan_linear(NodeContext& c) {
   const size_t n = static_cast<size_t>(c.input_info(1).shape[0]);
   const bool has_bias = c.has_input(2);
   const float low = attr_f32(c.node(), "act_min"), high = attr_f32(c.node(), "act_max");
+  if (on_packed_gemm(c.graph(), c.node(), c.paths())) {
+    const PackedWeights w = packed_gemm_view(packed_weights(c, 1, CpuLayout::gemm), k, n);
+    const Value x = c.input(0, layout);
+    const Value y = c.output(0, layout);
+    const size_t rows = k == 0 ? 0 : count_of(x) / k;
+    c.add_kernel({x, y}, [w, rows, k, n, low, high](Pointers p, pthreadpool_t pool) {
+      packed_gemm(w, rows, static_cast<const float*>(p[0]), k, static_cast<float*>(p[1]), n, low, high, pool);
+    });
+    return;
+  }
   if (c.is_constant(1) && (!has_bias || c.is_constant(2))) {
     plan_fully_connected(c, k, n, c.constant(1).as<float>().data(), has_bias ? c.constant(2).as<float>().data() : nullptr,
                          0, low, high, layout, layout);

@@ -127,6 +127,7 @@ void plan_conv2d_int8(NodeContext& c) {
   s.group_in = static_cast<size_t>(w_shape[1]);
   s.group_out = out_channels / s.groups;
   const size_t kernel = static_cast<size_t>(s.kh) * s.kw;
+  if (plan_conv2d_int8_vnni(c)) return;
   // OIHW -> OHWI (freed once XNNPACK has packed it), unless mt-prepack stored it so.
   const int8_t* w = c.constant(1).as<int8_t>().data();
   std::vector<int8_t> ohwi;
@@ -138,7 +139,6 @@ void plan_conv2d_int8(NodeContext& c) {
           ohwi[(o * kernel + k) * s.group_in + i] = w[(o * s.group_in + i) * kernel + k];
     w = ohwi.data();
   }
-  if (c.int8_vnni() && plan_conv2d_int8_vnni(c, w)) return;
   xnn_operator_t op = create_qc8(c, s, w);
   const Value x = c.xnn_input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());

@@ -41,10 +41,10 @@ MT_CPU_INT8_OP(data_movement)
 #undef MT_CPU_INT8_OP
 
 // ops_int8_vnni.cpp: the int8 convs, linears, muls and global average pools that int8_vnni.h's
-// AVX512-VNNI kernels run, for plans where NodeContext::int8_vnni(). Convs: one group (1x1 as a GEMM, kxk up to 64 taps as an
-// indirect GEMM) and 3x3 / 5x5 depthwise; false leaves any other conv to XNNPACK. `ohwi`: the
-// weights in OHWI order. Linear: every shape.
-bool plan_conv2d_int8_vnni(NodeContext& context, const int8_t* ohwi);
+// AVX512-VNNI kernels run, for plans where NodeContext::int8_vnni(). Convs: one group (1x1 as a GEMM,
+// kxk up to 64 taps as an indirect GEMM) and 3x3 / 5x5 depthwise; false leaves any other conv to
+// XNNPACK. Linear: every shape.
+bool plan_conv2d_int8_vnni(NodeContext& context);
 void plan_linear_int8_vnni(NodeContext& context);
 // mul where one operand has the output's shape and the other is that shape or broadcast over rows
 // of 16 values or more (squeeze-excitation's per-channel scale); false leaves it to XNNPACK.

@@ -1,6 +1,7 @@
 // Planning int8 conv2d and linear onto the AVX512-VNNI kernels of int8_vnni.h: weights packed once
-// here (bias folded with the input zero point, one float multiplier x_scale * w_scale / y_scale per
-// output channel, formed as the reference forms it), the fused clamp from the node's act_min /
+// (bias folded with the input zero point, one float multiplier x_scale * w_scale / y_scale per
+// output channel, formed as the reference forms it) by pack_int8_weights, here or by mt-prepack,
+// whose stored form is then read in place (packed_forms.h); the fused clamp from the node's act_min /
 // act_max. The GEMMs read their int8 input in place (arena memory, which may be over-read), or on
 // CPUs where that is cheaper a copy flipped to unsigned in a scratch buffer (int8_flip_per_layer).
 //
@@ -18,6 +19,8 @@
 
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/plan/packed_forms.h"
+#include "kernels/cpu/plan/prepack.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/ops/ops_int8.h"
 
@@ -25,20 +28,28 @@ namespace mt::cpu {
 namespace {
 
 // The per-output-channel multipliers and the output step shared by every kernel.
-std::vector<float> multipliers_of(NodeContext& c) {
-  const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
-  std::vector<float> m = int8_weight_scales(c.input_info(1));
+std::vector<float> multipliers_of(const Graph& graph, const Node& node) {
+  const Int8Params x = int8_params(graph.tensor(node.inputs[0])), y = int8_params(graph.tensor(node.outputs[0]));
+  std::vector<float> m = int8_weight_scales(graph.tensor(node.inputs[1]));
   for (float& v : m) v = x.scale * v / y.scale;
   return m;
 }
 
-Int8Output output_of(NodeContext& c) {
-  const Int8Params y = int8_params(c.output_info(0));
-  const auto [lo, hi] = int8_output_bounds(c.node(), y);
+Int8Output output_of(const Graph& graph, const Node& node) {
+  const Int8Params y = int8_params(graph.tensor(node.outputs[0]));
+  const auto [lo, hi] = int8_output_bounds(node, y);
   return Int8Output{.zero_point = y.zero_point, .low = lo, .high = hi};
 }
+Int8Output output_of(NodeContext& c) { return output_of(c.graph(), c.node()); }
 
-const int32_t* bias_of(NodeContext& c) { return c.has_input(2) ? c.constant(2).as<int32_t>().data() : nullptr; }
+const int32_t* bias_of(const Graph& graph, const Node& node) {
+  const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+  return bias ? graph.tensor(node.inputs[2]).data.as<int32_t>().data() : nullptr;
+}
+
+int32_t input_zero(const Graph& graph, const Node& node) {
+  return int8_params(graph.tensor(node.inputs[0])).zero_point;
+}
 
 // `bytes` of plan memory holding the input zero point: the padding pixel (flipped for the GEMM).
 const int8_t* padding_pixel(NodeContext& c, size_t bytes, bool flipped) {
@@ -135,29 +146,83 @@ Value conv_output(NodeContext& c, const std::optional<FusedActivation>& activati
   return activation ? c.fused_output(activation->node, 0, nhwc_layout()) : c.output(0, nhwc_layout());
 }
 
+// The kernels an int8 conv2d runs on; int8_conv2d_kernel picks one for planning and for mt-prepack.
+enum class Int8ConvKernel { depthwise, gemm, gemm_gathered, xnnpack };
+
+Int8ConvKernel int8_conv2d_kernel(const Graph& graph, const Node& node, const KernelPaths& paths) {
+  if (!paths.int8_vnni) return Int8ConvKernel::xnnpack;
+  const Shape& xs = graph.tensor(node.inputs[0]).shape;
+  const Shape& ws = graph.tensor(node.inputs[1]).shape;
+  const size_t groups = to_size(attr_int(node, "group")), channels = to_size(xs[1]), out_channels = to_size(ws[0]);
+  const size_t kh = to_size(ws[2]), kw = to_size(ws[3]);
+  if (groups == channels && out_channels == channels && ws[1] == 1)
+    return kh == kw && (kh == 3 || kh == 5) ? Int8ConvKernel::depthwise : Int8ConvKernel::xnnpack;
+  if (groups != 1 || !int8_conv_fits(kh, kw)) return Int8ConvKernel::xnnpack;
+  return int8_conv_gathers(kh, kw, channels) ? Int8ConvKernel::gemm_gathered : Int8ConvKernel::gemm;
+}
+
 }  // namespace
 
-bool plan_conv2d_int8_vnni(NodeContext& c, const int8_t* ohwi) {
+std::optional<CpuLayout> conv2d_int8_weight_layout(const Graph& graph, const Node& node, size_t input,
+                                                   const KernelPaths& paths) {
+  if (input != 1) return std::nullopt;
+  switch (int8_conv2d_kernel(graph, node, paths)) {
+    case Int8ConvKernel::depthwise: return CpuLayout::vnni_depthwise;
+    case Int8ConvKernel::gemm: return CpuLayout::vnni_gemm;
+    case Int8ConvKernel::gemm_gathered: return CpuLayout::vnni_gemm_gathered;
+    case Int8ConvKernel::xnnpack: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<CpuLayout> linear_int8_weight_layout(const Graph&, const Node&, size_t input, const KernelPaths& paths) {
+  if (input == 1 && paths.int8_vnni) return CpuLayout::vnni_gemm;
+  return std::nullopt;
+}
+
+void pack_int8_weights(const Graph& graph, const Node& node, CpuLayout layout, void* memory) {
+  const TensorInfo& w = graph.tensor(node.inputs[1]);
+  const std::vector<float> multipliers = multipliers_of(graph, node);
+  const auto n = to_size(w.shape[0]), kernel = w.shape.size() == 4 ? to_size(w.shape[2] * w.shape[3]) : 1;
+  const ConstData ohwi = w.shape.size() == 4 ? ohwi_weights(w) : w.data;  // a depthwise kernel's OIHW is OHWI
+  const int8_t* values = ohwi.as<int8_t>().data();
+  switch (layout) {
+    case CpuLayout::vnni_depthwise:
+      pack_int8_depthwise(memory, values, bias_of(graph, node), multipliers.data(), to_size(w.shape[2]), n,
+                          input_zero(graph, node), output_of(graph, node));
+      return;
+    case CpuLayout::vnni_gemm:
+    case CpuLayout::vnni_gemm_gathered: {
+      // Gathered convs pack the OHWI rows as one run of taps x channels.
+      const bool gathered = layout == CpuLayout::vnni_gemm_gathered;
+      const size_t channels = to_size(w.shape[1]);
+      pack_int8_gemm(memory, values, bias_of(graph, node), multipliers.data(), gathered ? 1 : kernel,
+                     gathered ? kernel * channels : channels, n, input_zero(graph, node), output_of(graph, node));
+      return;
+    }
+    default: fail(ExitCode::failure, "internal: int8 weights in layout '{}'", cpu_layout_tag(layout));
+  }
+}
+
+bool plan_conv2d_int8_vnni(NodeContext& c) {
+  const Int8ConvKernel kernel = int8_conv2d_kernel(c.graph(), c.node(), c.paths());
+  if (kernel == Int8ConvKernel::xnnpack) return false;
   const Node& node = c.node();
   const Shape xs = c.input_info(0).shape, ws = c.input_info(1).shape, ys = c.output_info(0).shape;
   const auto& strides = attr_ints(node, "strides");
   const auto& pads = attr_ints(node, "pads");
   const auto& dilations = attr_ints(node, "dilations");
-  const size_t groups = to_size(attr_int(node, "group")), channels = to_size(xs[1]), out_channels = to_size(ws[0]);
+  const size_t channels = to_size(xs[1]), out_channels = to_size(ws[0]);
   const size_t kh = to_size(ws[2]), kw = to_size(ws[3]);
-  const bool depthwise = groups == channels && out_channels == channels && ws[1] == 1;
-  if (depthwise ? !(kh == kw && (kh == 3 || kh == 5)) : !(groups == 1 && int8_conv_fits(kh, kw))) return false;
 
   const PackedConvShape shape{.n = to_size(xs[0]), .h = to_size(xs[2]), .w = to_size(xs[3]), .channels = channels,
                               .out_h = to_size(ys[2]), .out_w = to_size(ys[3]), .kernel_h = kh, .kernel_w = kw,
                               .stride_h = to_size(strides[0]), .stride_w = to_size(strides[1]),
                               .dilation_h = to_size(dilations[0]), .dilation_w = to_size(dilations[1]),
                               .pad_top = pads[0], .pad_left = pads[1]};
-  const std::vector<float> multipliers = multipliers_of(c);
-  const int32_t x_zero = int8_params(c.input_info(0)).zero_point;
-  if (depthwise) {
-    const PackedInt8Depthwise w = pack_int8_depthwise(c.keep(int8_depthwise_bytes(kh, channels)), ohwi, bias_of(c),
-                                                      multipliers.data(), kh, channels, x_zero, output_of(c));
+  if (kernel == Int8ConvKernel::depthwise) {
+    const PackedInt8Depthwise w =
+        int8_depthwise_view(packed_weights(c, 1, CpuLayout::vnni_depthwise), kh, channels, output_of(c));
     const int8_t* padding = padding_pixel(c, channels, false);
     const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
     const Value x = c.input(0, nhwc_layout());
@@ -172,10 +237,11 @@ bool plan_conv2d_int8_vnni(NodeContext& c, const int8_t* ohwi) {
     return true;
   }
   // Gathered convs pack the OHWI rows as one run of taps x channels.
-  const bool gathered = int8_conv_gathers(kh, kw, channels);
+  const bool gathered = kernel == Int8ConvKernel::gemm_gathered;
   const size_t taps = gathered ? 1 : kh * kw, run = gathered ? kh * kw * channels : channels;
-  const PackedInt8Gemm w = pack_int8_gemm(c.keep(int8_gemm_bytes(taps, run, out_channels)), ohwi, bias_of(c),
-                                          multipliers.data(), taps, run, out_channels, x_zero, output_of(c));
+  const PackedInt8Gemm w =
+      int8_gemm_view(packed_weights(c, 1, gathered ? CpuLayout::vnni_gemm_gathered : CpuLayout::vnni_gemm), taps, run,
+                     out_channels, output_of(c));
   const GemmInput in = gemm_input(c, nhwc_layout());
   const std::optional<FusedAdd> fused = fusable_add(c);
   // Pointers: x, y, [x flipped], [the fused add's residual].
@@ -206,10 +272,7 @@ bool plan_conv2d_int8_vnni(NodeContext& c, const int8_t* ohwi) {
 void plan_linear_int8_vnni(NodeContext& c) {
   const Shape& ws = c.input_info(1).shape;  // N, K
   const size_t n = to_size(ws[0]), k = to_size(ws[1]);
-  const std::vector<float> multipliers = multipliers_of(c);
-  const PackedInt8Gemm w = pack_int8_gemm(c.keep(int8_gemm_bytes(1, k, n)), c.constant(1).as<int8_t>().data(),
-                                          bias_of(c), multipliers.data(), 1, k, n,
-                                          int8_params(c.input_info(0)).zero_point, output_of(c));
+  const PackedInt8Gemm w = int8_gemm_view(packed_weights(c, 1, CpuLayout::vnni_gemm), 1, k, n, output_of(c));
   const size_t rank = c.input_info(0).shape.size();
   const GemmInput in = gemm_input(c, identity_layout(rank));
   std::vector<Value> values{in.x, c.output(0, identity_layout(rank))};

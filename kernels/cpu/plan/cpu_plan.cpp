@@ -4,6 +4,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/memory_limit.h"
+#include "lib/ir/stored_layout.h"
 #include "lib/runtime/memory_planner.h"
 
 namespace mt::cpu {
@@ -17,13 +18,16 @@ CpuPlan::CpuPlan(const Graph& graph, const PlanOptions& options) : profile_(opti
   }
   input_names_ = graph.inputs;
   node_count_ = graph.nodes.size();
+  size_t unpacked = 0;  // weights stored in no cpu layout: packing may copy them
   for (const auto& [name, info] : graph.tensors) {
     if (!info.is_constant()) continue;
     constants_.push_back(info.data);
     stats_.weight_bytes += info.data.size();
+    if (!parse_cpu_layout(info.layout)) unpacked += info.data.size();
   }
-  // Packing copies the weights into XNNPACK's and our kernels' layouts.
-  check_memory_available(stats_.weight_bytes, "packing the weights for the cpu backend");
+  // Packing copies the weights into XNNPACK's and our kernels' layouts; those mt-prepack stored so are
+  // read in place.
+  check_memory_available(unpacked, "packing the weights for the cpu backend");
 
   PlanBuilder builder(graph, options, pool_.get());
   builder.plan_nodes();

@@ -27,18 +27,40 @@ OwnedBlock::OwnedBlock(size_t bytes) {
   // Rounded up to the alignment (aligned_alloc requires it), plus XNNPACK's over-read margin.
   const size_t size = (bytes + XNN_EXTRA_BYTES + 63) / 64 * 64;
   check_memory_available(size, "a buffer of the cpu plan");
+  constexpr size_t kHuge = size_t{2} << 20;
+  if (size >= kHuge) {
+    // A mapping from a 2 MiB boundary on: over-map by 2 MiB, then give back what lies before it.
+    static const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t length = (size + page - 1) / page * page;
+    void* mapped = mmap(nullptr, length + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) fail(ExitCode::failure, "out of memory mapping {} bytes", size);
+    auto* start = static_cast<std::byte*>(mapped);
+    auto* aligned = reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(start) + kHuge - 1) & ~(kHuge - 1));
+    if (aligned > start) munmap(start, static_cast<size_t>(aligned - start));
+    if (const size_t tail = static_cast<size_t>(start + length + kHuge - (aligned + length)); tail > 0)
+      munmap(aligned + length, tail);
+    madvise(aligned, length, MADV_HUGEPAGE);  // a hint: without THP the block stays in small pages
+    data_ = std::unique_ptr<void, Free>(aligned, Free{length});
+    return;
+  }
   void* p = std::aligned_alloc(64, size);
   if (p == nullptr) fail(ExitCode::failure, "out of memory allocating {} bytes", size);
   std::memset(p, 0, size);
   data_.reset(p);
 }
 
-void OwnedBlock::Free::operator()(void* p) const { std::free(p); }
+void OwnedBlock::Free::operator()(void* p) const {
+  if (mapped > 0) munmap(p, mapped);
+  else std::free(p);
+}
 
 PlanBuilder::PlanBuilder(const Graph& graph_, const PlanOptions& options_, pthreadpool_t pool_)
-    : graph(graph_), options(options_), pool(pool_), winograd(options_.winograd),
-      packed_gemm(options_.packed_gemm && packed_gemm_supported()), int8_vnni(options_.int8_vnni && int8_vnni_supported()),
-      fused_(graph_.nodes.size(), false), consumers_(graph_.consumers()) {
+    : graph(graph_),
+      options(options_),
+      pool(pool_),
+      paths(plan_paths(options_)),
+      fused_(graph_.nodes.size(), false),
+      consumers_(graph_.consumers()) {
   for (const auto& name : graph.inputs) {
     const TensorInfo& info = graph.tensor(name);
     const int buffer = new_buffer(BufferKind::graph_input, info.byte_size());
@@ -164,7 +186,7 @@ void PlanBuilder::plan_nodes() {
 
 void PlanBuilder::release_packed_constants(const Node& node) {
   for (const auto& name : node.inputs) {
-    if (name.empty() || !graph.tensor(name).is_constant()) continue;
+    if (name.empty() || !graph.tensor(name).is_constant() || read_in_place_.count(name)) continue;
     // Does any step read the model's own bytes (not a reordered or padded copy of them)?
     const ConstData& data = graph.tensor(name).data;
     bool read_at_run_time = false;

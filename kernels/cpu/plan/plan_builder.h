@@ -9,11 +9,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu/plan/kernel_paths.h"
 #include "kernels/cpu/plan/layout.h"
 #include "kernels/cpu/plan/step.h"
 #include "lib/ir/graph.h"
@@ -46,7 +48,10 @@ struct Value {
   size_t bytes() const { return static_cast<size_t>(count()) * dtype_size(dtype); }
 };
 
-// Memory owned by the plan for repacked constants, aligned and padded for XNNPACK's over-reads.
+// Zero-filled memory owned by the plan (repacked constants, the arena), 64-byte aligned and padded
+// for XNNPACK's over-reads. From 2 MiB on it is its own anonymous mapping, zero without a memset and
+// backed by transparent huge pages where the kernel grants them (madvise), its whole 2 MiB-aligned
+// stretches: a 10 MB arena then costs a few page faults when first written, not 2500.
 class OwnedBlock {
  public:
   explicit OwnedBlock(size_t bytes);
@@ -54,6 +59,9 @@ class OwnedBlock {
 
  private:
   struct Free {
+    Free() : mapped(0) {}
+    explicit Free(size_t mapped_bytes) : mapped(mapped_bytes) {}
+    size_t mapped;  // bytes of an own mapping; 0: a heap block
     void operator()(void* p) const;
   };
   std::unique_ptr<void, Free> data_;
@@ -75,9 +83,7 @@ class PlanBuilder {
   const Graph& graph;
   const PlanOptions& options;
   pthreadpool_t pool;
-  const bool winograd;     // PlanOptions::winograd (winograd_conv.h)
-  const bool packed_gemm;  // PlanOptions::packed_gemm, on a CPU with AVX-512F (packed_gemm.h)
-  const bool int8_vnni;    // PlanOptions::int8_vnni, on a CPU with AVX512-VNNI (int8_vnni.h)
+  const KernelPaths paths;  // plan_paths(options): the kernel paths of our own this plan takes
 
   std::vector<Buffer> buffers;
   std::vector<PlannedStep> steps;
@@ -102,6 +108,8 @@ class PlanBuilder {
   // Whether steps planned now can read `tensor`: a graph input, a constant, or computed by the steps
   // planned so far (which may come from a node later in the graph that was fused into an earlier one).
   bool computed(const std::string& tensor) const;
+  // Constant `tensor` is read at run time where the model holds it (a step keeps a pointer to it).
+  void read_in_place(const std::string& tensor) { read_in_place_.insert(tensor); }
 
  private:
   void plan_outputs();
@@ -110,6 +118,7 @@ class PlanBuilder {
   std::map<std::string, Value, std::less<>> padded_;                // XNNPACK-readable copies
   std::vector<bool> fused_;                                         // per node: planned by an earlier one
   std::unordered_map<std::string, std::vector<size_t>> consumers_;  // graph.consumers()
+  std::set<std::string, std::less<>> read_in_place_;                // never paged out
 };
 
 // What one op planner sees: the node, its inputs in the layouts it asks for, its outputs.
@@ -121,12 +130,16 @@ class NodeContext {
   const Node& node() const { return node_; }
   pthreadpool_t pool() const { return builder_.pool; }
   int threads() const { return builder_.options.threads; }
+  // The kernel paths of our own this plan takes (kernel_paths.h).
+  const KernelPaths& paths() const { return builder_.paths; }
   // Whether 3x3 convs may run as Winograd (MT_CPU_WINOGRAD).
-  bool winograd() const { return builder_.winograd; }
+  bool winograd() const { return builder_.paths.winograd; }
   // Whether constant-weight GEMMs may run on packed_gemm.h instead of XNNPACK.
-  bool packed_gemm() const { return builder_.packed_gemm; }
+  bool packed_gemm() const { return builder_.paths.packed_gemm; }
   // Whether int8 convs and linears may run on int8_vnni.h's kernels instead of XNNPACK.
-  bool int8_vnni() const { return builder_.int8_vnni; }
+  bool int8_vnni() const { return builder_.paths.int8_vnni; }
+  // Whether portable loops may run their AVX2+FMA compilation.
+  bool avx2_fma() const { return builder_.paths.avx2_fma; }
 
   size_t num_inputs() const { return node_.inputs.size(); }
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
@@ -135,6 +148,12 @@ class NodeContext {
   bool is_constant(size_t i) const { return has_input(i) && input_info(i).is_constant(); }
   // The bytes of a constant input, row-major in its logical shape.
   const ConstData& constant(size_t i) const { return input_info(i).data; }
+  // The bytes of constant input i as the model stores them, for a step to read at run time: they
+  // stay mapped (never paged out once planned, see PlanBuilder::release_packed_constants).
+  const std::byte* constant_in_place(size_t i) {
+    builder_.read_in_place(node_.inputs.at(i));
+    return input_info(i).data.data();
+  }
 
   // Input i where it is now (any layout).
   Value input(size_t i) { return builder_.current(node_.inputs.at(i)); }

@@ -4,14 +4,25 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
+#include <vector>
 
+#include "kernels/cpu/plan/kernel_paths.h"
+#include "kernels/cpu/plan/packed_forms.h"
 #include "lib/core/error.h"
+#include "lib/ir/stored_layout.h"
 #include "lib/ops/registry.h"
 
 namespace mt::cpu {
 namespace {
 
+using ReadersMap = std::unordered_map<std::string, std::vector<size_t>>;
+
 bool is_conv(const Node& node) { return node.op == "conv2d" || node.op == "conv_transpose2d"; }
+
+bool is_graph_output(const Graph& graph, const std::string& name) {
+  return std::find(graph.outputs.begin(), graph.outputs.end(), name) != graph.outputs.end();
+}
 
 // Weights XNNPACK takes as [groups][out/g][kH][kW][in/g]; conv_transpose2d's are only a plain
 // permutation of its [in, out/g, kH, kW] weights when there is one group.
@@ -55,22 +66,46 @@ bool only_weights_of_one_conv_kind(const Graph& graph, const std::vector<size_t>
   return true;
 }
 
+// The weights each node's kernel reads packed on a CPU of `paths`, packed from the model's plain
+// weights: only those read by that node alone (a packed block holds the node's bias and, for int8,
+// its input zero point and scales) and not a graph output.
+size_t pack_for_kernels(Graph& graph, const KernelPaths& paths, const ReadersMap& readers) {
+  size_t packed = 0;
+  for (const Node& node : graph.nodes) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const std::optional<CpuLayout> layout = weight_layout(graph, node, i, paths);
+      if (!layout) continue;
+      const std::string& name = node.inputs[i];
+      const TensorInfo& info = graph.tensor(name);
+      if (!info.is_constant() || !info.layout.empty() || is_graph_output(graph, name) || readers.at(name).size() != 1)
+        continue;
+      const std::string tag(cpu_layout_tag(*layout));
+      ConstData data = ConstData::allocate(static_cast<size_t>(stored_byte_size(info.dtype, info.shape, tag)));
+      pack_weights(graph, node, i, *layout, data.mutable_data());
+      TensorInfo& stored = graph.tensor(name);
+      stored.data = std::move(data);
+      stored.layout = tag;
+      ++packed;
+    }
+  }
+  return packed;
+}
+
 }  // namespace
 
 PrepackStats prepack_graph(Graph& graph, const PrepackOptions& options) {
   if (options.input_layout != "nchw" && options.input_layout != kLayoutNhwc)
     fail(ExitCode::usage, "input layout '{}' is not one of nchw, nhwc", options.input_layout);
   if (options.precision != "fp32") fail(ExitCode::usage, "precision {}: the cpu prepacked form is fp32", options.precision);
+  const CpuTarget target = options.cpu_target.value_or(native_target());
   PrepackStats stats;
   const auto readers = graph.consumers();
-  auto is_graph_output = [&](const std::string& name) {
-    return std::find(graph.outputs.begin(), graph.outputs.end(), name) != graph.outputs.end();
-  };
+  stats.weights_packed = pack_for_kernels(graph, target_paths(target), readers);
   for (const Node& node : graph.nodes) {
     if (!is_conv(node) || node.inputs.size() < 2) continue;
     const std::string& name = node.inputs[1];
     TensorInfo& info = graph.tensor(name);
-    if (!info.layout.empty() || !packable_weights(info, node) || is_graph_output(name)) continue;
+    if (!info.layout.empty() || !packable_weights(info, node) || is_graph_output(graph, name)) continue;
     if (!only_weights_of_one_conv_kind(graph, readers.at(name), name)) continue;
     info.data = reorder_to_ohwi(info, node.op == "conv_transpose2d");
     info.layout = kLayoutOhwi;
@@ -79,17 +114,20 @@ PrepackStats prepack_graph(Graph& graph, const PrepackOptions& options) {
   if (options.input_layout == kLayoutNhwc) {
     for (const auto& name : graph.inputs) {
       TensorInfo& info = graph.tensor(name);
-      if (info.dtype != DType::f32 || info.shape.size() != 4 || !info.layout.empty() || is_graph_output(name)) continue;
+      if (info.dtype != DType::f32 || info.shape.size() != 4 || !info.layout.empty() || is_graph_output(graph, name))
+        continue;
       info.layout = kLayoutNhwc;
       ++stats.inputs_nhwc;
     }
     if (stats.inputs_nhwc == 0)
       unsupported("--input-layout nhwc: the model has no 4-D float32 input to declare channels-last");
   }
-  graph.metadata["backend"] = "cpu";
+  graph.metadata["backend"] = {{"name", "cpu"}, {"target", cpu_target_name(target)}};
   graph.metadata["prepack"] = {{"activation_layout", kLayoutNhwc},
                                {"input_layout", options.input_layout},
-                               {"weights_reordered", stats.weights_reordered}};
+                               {"target", cpu_target_name(target)},
+                               {"weights_packed", stats.weights_packed},
+                               {"weights_reordered", stats.weights_packed + stats.weights_reordered}};
   return stats;
 }
 
@@ -102,7 +140,22 @@ std::optional<std::string> check_layout(const Graph& graph, const Node& node, co
   if (info.layout == kLayoutOhwi && packable_conv(node) && node.inputs.size() > 1 && node.inputs[1] == name &&
       packable_weights(info, node))
     return std::nullopt;
+  // A packed layout where the node's kernel reads it on some CPU: AVX-512's, or one without our own
+  // kernels (Winograd's points for XNNPACK).
+  if (const std::optional<CpuLayout> stored = parse_cpu_layout(info.layout); stored && info.is_constant()) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] != name) continue;
+      if (weight_layout(graph, node, i, target_paths(CpuTarget::avx512)) == stored ||
+          weight_layout(graph, node, i, target_paths(CpuTarget::generic)) == stored)
+        return std::nullopt;
+    }
+  }
   return fmt::format("tensor '{}' has layout '{}', which cpu does not read here", name, info.layout);
+}
+
+ConstData ohwi_weights(const TensorInfo& w) {
+  if (w.layout == kLayoutOhwi || (w.shape[2] == 1 && w.shape[3] == 1)) return w.data;
+  return reorder_to_ohwi(w, /*transposed=*/false);
 }
 
 Layout input_layout(const TensorInfo& info) {

@@ -1,6 +1,7 @@
 // The cpu backend's prepacked form: which weights mt-prepack reorders (and which it must leave),
 // the values it writes, channels-last inputs, and prepacked graphs computing what the unpacked
 // ones compute on the reference backend.
+#include "kernels/cpu/plan/kernel_paths.h"
 #include "kernels/cpu/plan/prepack.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"
@@ -62,7 +63,8 @@ TEST_CASE("cpu prepack: conv2d weights become OHWI, values moved as XNNPACK read
   for (int o = 0; o < 2; ++o)
     for (int i = 0; i < 3; ++i)
       for (int s = 0; s < 4; ++s) CHECK(packed[static_cast<size_t>((o * 4 + s) * 3 + i)] == float(o * 12 + i * 4 + s));
-  CHECK(b.graph.metadata["backend"] == "cpu");
+  CHECK(b.graph.metadata["backend"]["name"] == "cpu");
+  CHECK(b.graph.metadata["backend"]["target"] == std::string(cpu_target_name(cpu::native_target())));
   CHECK(b.graph.metadata["prepack"]["input_layout"] == "nchw");
   CHECK(b.graph.metadata["prepack"]["weights_reordered"] == 1);
   CHECK(b.graph.tensor("x").layout.empty());

@@ -67,13 +67,28 @@ TEST_CASE("cpu winograd: 3x3 stride-1 convs match the reference") {
   }
 }
 
-TEST_CASE("cpu winograd: prepacked OHWI weights") {
-  GraphBuilder b = conv3x3({.n = 1, .c = 32, .h = 25, .w = 25, .m = 24, .pads = {1, 1, 1, 1}});
+TEST_CASE("cpu winograd: prepacked weights, transformed for the packed GEMM or for XNNPACK's") {
+  const GraphBuilder b = conv3x3({.n = 1, .c = 32, .h = 25, .w = 25, .m = 24, .pads = {1, 1, 1, 1}});
   const auto expected = run_graph(reference_backend(), b.graph, b.feeds);
-  REQUIRE(cpu::prepack_graph(b.graph, PrepackOptions{}).weights_reordered == 1);
-  REQUIRE(b.graph.tensor("w").layout == "ohwi");
-  CHECK(packed_bytes(b) >= size_t{36 * 24 * 32} * sizeof(float));
-  for (int threads : {1, 2}) check_close(run_graph(cpu_backend(), b.graph, b.feeds, threads)[0], expected[0], 1e-4, 1e-4);
+  // For AVX-512: the 36 points packed as the GEMM reads them, read in place by a plan there.
+  GraphBuilder avx512 = b;
+  REQUIRE(cpu::prepack_graph(avx512.graph, PrepackOptions{.cpu_target = CpuTarget::avx512}).weights_packed == 1);
+  REQUIRE(avx512.graph.tensor("w").layout == "cpu_winograd4_gemm");
+  if (cpu::packed_gemm_supported()) {
+    CHECK(packed_bytes(avx512) < size_t{24 * 32} * sizeof(float));  // the zeros of the padding, no weights
+    for (int threads : {1, 2})
+      check_close(run_graph(cpu_backend(), avx512.graph, avx512.feeds, threads)[0], expected[0], 1e-4, 1e-4);
+  }
+  // For other CPUs: the 36 points as rows, for XNNPACK's fully connected operators (or packed here).
+  GraphBuilder generic = b;
+  REQUIRE(cpu::prepack_graph(generic.graph, PrepackOptions{.cpu_target = CpuTarget::generic}).weights_packed == 1);
+  REQUIRE(generic.graph.tensor("w").layout == "cpu_winograd4");
+  PlanOptions as_generic;
+  as_generic.cpu_target = CpuTarget::generic;
+  for (const PlanOptions& options : {PlanOptions{}, as_generic}) {
+    CHECK(packed_bytes(generic, options) >= size_t{36 * 24 * 32} * sizeof(float));
+    check_close(run_graph(cpu_backend(), generic.graph, generic.feeds, options)[0], expected[0], 1e-4, 1e-4);
+  }
 }
 
 TEST_CASE("cpu winograd: small, strided, dilated and grouped convs keep the direct path") {

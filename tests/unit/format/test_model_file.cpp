@@ -169,7 +169,8 @@ TEST_CASE("header validation") {
       write_le<uint32_t>(b, 8, version);
       reseal_all(b);
       CHECK(decode_model(as_input(b)).nodes.size() == 3);
-      // Format 4's checksums on an older file: refused.
+      // The CRC32C-lanes checksums (format 4 on) on an older file: refused.
+      if (checksum_algorithm_for(version) == checksum_algorithm_for(kFormatVersion)) continue;
       auto mixed = good;
       write_le<uint32_t>(mixed, 8, version);
       write_le<uint64_t>(mixed, 88, checksum(mixed.data(), 88, ChecksumAlgorithm::multiply_rotate));
@@ -421,5 +422,73 @@ TEST_CASE("a constant in a vulkan layout round trips; its stored size is checked
 
   // A writer never stores bytes its layout does not account for.
   w.layout = "vk_conv2d.f16";
+  CHECK_THROWS_AS(encode_model(g), Error);
+}
+
+TEST_CASE("stored sizes follow the layout: the cpu layouts are the packed forms of the cpu engines") {
+  // cpu_gemm: ceil(M/32) panels of k x 32 floats, then the bias padded to the panels.
+  CHECK(stored_byte_size(DType::f32, {3, 2, 1, 1}, "cpu_gemm") == (32 * 2 + 32) * 4);
+  CHECK(stored_byte_size(DType::f32, {40, 3, 3, 3}, "cpu_gemm") == (64 * 27 + 64) * 4);
+  CHECK(stored_byte_size(DType::f32, {40, 7}, "cpu_gemm") == (64 * 7 + 64) * 4);  // linear [N, K]
+  // Winograd: 36 or 16 points of [M][C], or of a GEMM block of C x M.
+  CHECK(stored_byte_size(DType::f32, {5, 4, 3, 3}, "cpu_winograd4") == 36 * 5 * 4 * 4);
+  CHECK(stored_byte_size(DType::f32, {5, 4, 3, 3}, "cpu_winograd2") == 16 * 5 * 4 * 4);
+  CHECK(stored_byte_size(DType::f32, {5, 4, 3, 3}, "cpu_winograd4_gemm") == 36 * (32 * 4 + 32) * 4);
+  CHECK(stored_byte_size(DType::f32, {33, 4, 3, 3}, "cpu_winograd2_gemm") == 16 * (64 * 4 + 64) * 4);
+  // int8 VNNI: taps x channels rounded up to 4 bytes per column, then an int32 bias and a float multiplier.
+  CHECK(stored_byte_size(DType::i8, {40, 5, 3, 3}, "cpu_vnni_gemm") == 64 * (9 * 8 + 8));
+  CHECK(stored_byte_size(DType::i8, {40, 5, 3, 3}, "cpu_vnni_gemm_gathered") == 64 * (48 + 8));
+  CHECK(stored_byte_size(DType::i8, {10, 6}, "cpu_vnni_gemm") == 32 * (8 + 8));
+  // Depthwise: per 16 channels, k rows of ceil(k/2) int16 pairs, then bias and multiplier.
+  CHECK(stored_byte_size(DType::i8, {20, 1, 3, 3}, "cpu_vnni_depthwise") == 32 * (3 * 2 * 4 + 8));
+  CHECK(stored_byte_size(DType::i8, {20, 1, 5, 5}, "cpu_vnni_depthwise") == 32 * (5 * 3 * 4 + 8));
+  CHECK(stored_byte_size(DType::f32, {0, 2, 1, 1}, "cpu_gemm") == 0);
+  for (CpuLayout layout :
+       {CpuLayout::gemm, CpuLayout::winograd4, CpuLayout::winograd2, CpuLayout::winograd4_gemm,
+        CpuLayout::winograd2_gemm, CpuLayout::vnni_gemm, CpuLayout::vnni_gemm_gathered, CpuLayout::vnni_depthwise})
+    CHECK(parse_cpu_layout(cpu_layout_tag(layout)) == layout);
+  CHECK_FALSE(parse_cpu_layout("cpu_gemm.f16"));
+  CHECK_FALSE(parse_cpu_layout("ohwi"));
+  // Each layout's dtype, rank and kernel.
+  CHECK_THROWS_AS(stored_byte_size(DType::i8, {3, 2}, "cpu_gemm"), Error);
+  CHECK_THROWS_AS(stored_byte_size(DType::f32, {3, 2, 2}, "cpu_gemm"), Error);
+  CHECK_THROWS_AS(stored_byte_size(DType::f32, {3, 2}, "cpu_winograd4"), Error);
+  CHECK_THROWS_AS(stored_byte_size(DType::f32, {3, 2, 5, 5}, "cpu_winograd2_gemm"), Error);
+  CHECK_THROWS_AS(stored_byte_size(DType::f32, {3, 2, 1, 1}, "cpu_vnni_gemm"), Error);
+  CHECK_THROWS_AS(stored_byte_size(DType::i8, {3, 2}, "cpu_vnni_gemm_gathered"), Error);
+  CHECK_THROWS_AS(stored_byte_size(DType::i8, {4, 2, 3, 3}, "cpu_vnni_depthwise"), Error);  // not one channel a group
+  CHECK_THROWS_AS(stored_byte_size(DType::i8, {4, 1, 3, 5}, "cpu_vnni_depthwise"), Error);  // not square
+  // Sizes that would not fit 64 bits are refused, not wrapped.
+  CHECK_THROWS_AS(stored_byte_size(DType::f32, {int64_t{1} << 40, int64_t{1} << 40, 1 << 20, 1 << 20}, "cpu_gemm"),
+                  Error);
+  CHECK_THROWS_AS(stored_byte_size(DType::i8, {int64_t{1} << 40, 1, 1 << 20, 1 << 20}, "cpu_vnni_depthwise"), Error);
+}
+
+TEST_CASE("a constant in a cpu layout round trips; its stored size is checked against the layout") {
+  Graph g = make_graph();
+  TensorInfo& w = g.tensors.at("w");  // [3, 2, 1, 1]: one panel of 2 x 32 floats and 32 bias floats
+  w.data = ConstData::allocate(96 * 4);
+  w.layout = "cpu_gemm";
+  const auto bytes = encode_model(g);
+  CHECK(read_le<uint32_t>(bytes, 8) == kFormatVersion);
+  const Graph back = decode_model(as_input(bytes));
+  CHECK(back.tensor("w").layout == "cpu_gemm");
+  CHECK(back.tensor("w").data.size() == 96 * 4);
+  CHECK(encode_model(back) == bytes);
+
+  json doc = graph_json(bytes);
+  tensor_entry(doc, "w")["size"] = 24;  // the row-major size
+  expect_error(with_json(bytes, doc), ExitCode::invalid_input,
+               "tensor 'w': 24 bytes stored, but float32 3x2x1x1 in layout 'cpu_gemm' needs 384");
+  doc = graph_json(bytes);
+  tensor_entry(doc, "w")["layout"] = "cpu_winograd4";
+  expect_error(with_json(bytes, doc), ExitCode::invalid_input, "tensor 'w': layout 'cpu_winograd4' needs a 3x3 kernel");
+  doc = graph_json(bytes);
+  tensor_entry(doc, "w")["layout"] = "cpu_vnni_gemm";
+  expect_error(with_json(bytes, doc), ExitCode::invalid_input,
+               "tensor 'w': layout 'cpu_vnni_gemm' needs an int8 tensor");
+
+  // A writer never stores bytes its layout does not account for.
+  w.layout = "cpu_winograd4_gemm";
   CHECK_THROWS_AS(encode_model(g), Error);
 }

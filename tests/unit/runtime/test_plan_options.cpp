@@ -1,6 +1,6 @@
 // PlanOptions::from_environment: MT_CPU_WINOGRAD, MT_CPU_AVX512_GEMM and MT_CPU_INT8_VNNI set the
-// cpu kernel-path fields (mt-run(1) ENVIRONMENT); anything but 0 or 1 is a usage error naming the
-// variable.
+// cpu kernel-path fields, MT_CPU_TARGET the cap on the instructions (mt-run(1) ENVIRONMENT); anything
+// but 0 or 1, or a target name, is a usage error naming the variable.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -22,7 +22,8 @@ struct ScopedEnv {
 }  // namespace
 
 TEST_CASE("plan options: every kernel path is on by default, with or without the environment") {
-  for (const char* name : {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI"}) unsetenv(name);
+  for (const char* name : {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI", "MT_CPU_TARGET"})
+    unsetenv(name);
   for (const PlanOptions& options : {PlanOptions{}, PlanOptions::from_environment()}) {
     CHECK(options.winograd);
     CHECK(options.packed_gemm);
@@ -31,6 +32,28 @@ TEST_CASE("plan options: every kernel path is on by default, with or without the
     CHECK(options.gpu_index == 0);
     CHECK(options.precision == "fp32");
     CHECK_FALSE(options.profile);
+    CHECK_FALSE(options.cpu_target.has_value());
+  }
+}
+
+TEST_CASE("plan options: MT_CPU_TARGET caps the instructions; another value is a usage error") {
+  for (const char* name : {"generic", "avx2", "avx512"}) {
+    ScopedEnv target("MT_CPU_TARGET", name);
+    const PlanOptions options = PlanOptions::from_environment();
+    REQUIRE(options.cpu_target.has_value());
+    CHECK(cpu_target_name(*options.cpu_target) == name);
+    CHECK(options.winograd + options.packed_gemm + options.int8_vnni == 3);
+  }
+  for (const char* value : {"", "AVX512", "sse4"}) {
+    ScopedEnv bad("MT_CPU_TARGET", value);
+    try {
+      (void)PlanOptions::from_environment();
+      FAIL("accepted");
+    } catch (const Error& error) {
+      CHECK(error.code() == ExitCode::usage);
+      CHECK(std::string(error.what()) ==
+            std::string("MT_CPU_TARGET must be generic, avx2 or avx512, got '") + value + "'");
+    }
   }
 }
 
