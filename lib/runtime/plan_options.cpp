@@ -25,6 +25,8 @@ PlanOptions PlanOptions::from_environment() {
   options.winograd = switch_from_environment("MT_CPU_WINOGRAD", options.winograd);
   options.packed_gemm = switch_from_environment("MT_CPU_AVX512_GEMM", options.packed_gemm);
   options.int8_vnni = switch_from_environment("MT_CPU_INT8_VNNI", options.int8_vnni);
+  options.depthwise = switch_from_environment("MT_CPU_DEPTHWISE", options.depthwise);
+  options.conv_fusion = switch_from_environment("MT_CPU_CONV_FUSION", options.conv_fusion);
   return options;
 }
 

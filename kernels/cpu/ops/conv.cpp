@@ -5,7 +5,9 @@
 // Large weights are split into several operators by output channel (gemm_slices.h). On AVX-512
 // CPUs convs with one group run on our own packed GEMM (packed_gemm.h) instead: 1x1 stride-1
 // ones as plain GEMMs, others as indirect GEMMs.
-// 3x3 stride-1 convolutions large enough to pay go to winograd_conv.cpp instead.
+// 3x3 stride-1 convolutions large enough to pay go to winograd_conv.cpp instead, and on AVX-512
+// CPUs 3x3 and 5x5 depthwise ones to our own depthwise_conv.h. Our own engines also run the
+// hardswish / silu and residual add after the conv in their output stage (conv_fusion.h).
 #include <algorithm>
 #include <vector>
 
@@ -13,8 +15,10 @@
 
 #include "kernels/cpu/engines/conv_gemm.h"
 #include "kernels/cpu/engines/conv_transpose_direct.h"
+#include "kernels/cpu/engines/depthwise_conv.h"
 #include "kernels/cpu/engines/gemm_slices.h"
 #include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/ops/conv_fusion.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/engines/packed_gemm.h"
 #include "kernels/cpu/plan/prepack.h"
@@ -62,6 +66,19 @@ std::optional<std::string> check_conv_common(const Graph& graph, const Node& nod
   return std::nullopt;
 }
 
+// The step's pointers: x, y, then the fused add's residual if there is one.
+std::vector<Value> step_values(const Value& x, const FusedValues& out) {
+  std::vector<Value> values{x, out.y};
+  if (out.residual) values.push_back(*out.residual);
+  return values;
+}
+
+// The epilogue with this run's residual pointer (the step's third, when fused).
+Epilogue with_residual(Epilogue e, Pointers p) {
+  if (p.size() > 2) e.residual = static_cast<const float*>(p[2]);
+  return e;
+}
+
 // A 1x1 stride-1 conv is one GEMM over the NHWC pixels, [pixels x C] x [C x M], run by our
 // packed GEMM (packed_gemm.h). OIHW with 1x1 kernels and OHWI are the same bytes: row o holds
 // output channel o's C weights.
@@ -73,37 +90,67 @@ void plan_pointwise(NodeContext& c, const Conv2d& a) {
                                             c.constant(1).as<float>().data(), in_channels, bias, in_channels,
                                             out_channels);
   const Value x = c.input(0, nhwc_layout());
-  const Value y = c.output(0, nhwc_layout());
+  const ConvFusion fusion = conv_fusion(c);
+  const FusedValues out = fused_values(c, fusion);
   const size_t pixels = count_of(x) / in_channels;
-  const float low = a.low, high = a.high;
-  c.add_kernel({x, y}, [w, pixels, in_channels, out_channels, low, high](Pointers p, pthreadpool_t pool) {
+  const Epilogue e = epilogue_of(a.low, a.high, fusion);
+  c.add_kernel(step_values(x, out), [w, pixels, in_channels, out_channels, e](Pointers p, pthreadpool_t pool) {
     packed_gemm(w, pixels, static_cast<const float*>(p[0]), in_channels, static_cast<float*>(p[1]), out_channels,
-                low, high, pool);
+                with_residual(e, p), pool);
   });
+}
+
+PackedConvShape conv_shape(const NodeContext& c, const Conv2d& a) {
+  const Shape& xs = c.input_info(0).shape;  // N, C, H, W
+  const Shape& ys = c.output_info(0).shape;
+  return PackedConvShape{.n = static_cast<size_t>(xs[0]),
+                         .h = static_cast<size_t>(xs[2]),
+                         .w = static_cast<size_t>(xs[3]),
+                         .channels = static_cast<size_t>(xs[1]),
+                         .out_h = static_cast<size_t>(ys[2]),
+                         .out_w = static_cast<size_t>(ys[3]),
+                         .kernel_h = a.kh,
+                         .kernel_w = a.kw,
+                         .stride_h = a.stride_h,
+                         .stride_w = a.stride_w,
+                         .dilation_h = a.dilation_h,
+                         .dilation_w = a.dilation_w,
+                         .pad_top = a.pad_top,
+                         .pad_left = a.pad_left};
 }
 
 // Other one-group convs run as indirect GEMMs over the input pixels (packed_gemm.h), from the
 // OHWI weights `ohwi`.
 void plan_indirect(NodeContext& c, const Conv2d& a, const float* ohwi) {
-  const Shape& xs = c.input_info(0).shape;  // N, C, H, W
-  const Shape& ys = c.output_info(0).shape;
-  const auto out_channels = static_cast<size_t>(ys[1]), channels = static_cast<size_t>(xs[1]);
+  const PackedConvShape shape = conv_shape(c, a);
+  const size_t out_channels = static_cast<size_t>(c.output_info(0).shape[1]), channels = shape.channels;
   const size_t k = size_t{a.kh} * a.kw * channels;
   const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
   const PackedWeights w =
       pack_gemm_weights(c.keep(packed_gemm_bytes(k, out_channels)), ohwi, k, bias, k, out_channels);
   const auto* zeros = static_cast<const float*>(c.keep(channels * sizeof(float)));  // the padding's pixel
-  const PackedConvShape shape{.n = static_cast<size_t>(xs[0]), .h = static_cast<size_t>(xs[2]),
-                              .w = static_cast<size_t>(xs[3]), .channels = channels,
-                              .out_h = static_cast<size_t>(ys[2]), .out_w = static_cast<size_t>(ys[3]),
-                              .kernel_h = a.kh, .kernel_w = a.kw, .stride_h = a.stride_h, .stride_w = a.stride_w,
-                              .dilation_h = a.dilation_h, .dilation_w = a.dilation_w, .pad_top = a.pad_top,
-                              .pad_left = a.pad_left};
   const Value x = c.input(0, nhwc_layout());
-  const Value y = c.output(0, nhwc_layout());
-  const float low = a.low, high = a.high;
-  c.add_kernel({x, y}, [w, shape, zeros, low, high](Pointers p, pthreadpool_t pool) {
-    packed_conv(w, shape, static_cast<const float*>(p[0]), zeros, static_cast<float*>(p[1]), low, high, pool);
+  const ConvFusion fusion = conv_fusion(c);
+  const FusedValues out = fused_values(c, fusion);
+  const Epilogue e = epilogue_of(a.low, a.high, fusion);
+  c.add_kernel(step_values(x, out), [w, shape, zeros, e](Pointers p, pthreadpool_t pool) {
+    packed_conv(w, shape, static_cast<const float*>(p[0]), zeros, static_cast<float*>(p[1]), with_residual(e, p), pool);
+  });
+}
+
+// A depthwise conv (one input and one output channel per group) on depthwise_conv.h. Its OIHW
+// weights, one input channel each, are also their OHWI (prepacked) bytes.
+void plan_depthwise(NodeContext& c, const Conv2d& a) {
+  const PackedConvShape shape = conv_shape(c, a);
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+  const PackedDepthwise w = pack_depthwise_weights(c.keep(depthwise_bytes(a.kh, a.kw, shape.channels)),
+                                                   c.constant(1).as<float>().data(), bias, a.kh, a.kw, shape.channels);
+  const Value x = c.input(0, nhwc_layout());
+  const ConvFusion fusion = conv_fusion(c);
+  const FusedValues out = fused_values(c, fusion);
+  const Epilogue e = epilogue_of(a.low, a.high, fusion);
+  c.add_kernel(step_values(x, out), [w, shape, e](Pointers p, pthreadpool_t pool) {
+    depthwise_conv(w, shape, static_cast<const float*>(p[0]), static_cast<float*>(p[1]), with_residual(e, p), pool);
   });
 }
 
@@ -134,6 +181,8 @@ void plan_conv2d(NodeContext& c) {
     if (tile != 0) return plan_conv2d_winograd(c, tile);
   }
   const Conv2d a = conv_attrs(c.node(), w_shape);
+  const bool depthwise = a.groups > 1 && w_shape[1] == 1 && w_shape[0] == x_shape[1] && a.groups == w_shape[0];
+  if (depthwise && c.depthwise() && depthwise_fits(a.kh, a.kw)) return plan_depthwise(c, a);
   // The packed GEMM pads the output channels to 32-column panels: from 16 channels on, that at
   // most doubles the packed weights (fewer stay with XNNPACK, which pads to 16).
   const bool packed = c.packed_gemm() && a.groups == 1 && w_shape[0] >= 16;

@@ -78,6 +78,8 @@ class PlanBuilder {
   const bool winograd;     // PlanOptions::winograd (winograd_conv.h)
   const bool packed_gemm;  // PlanOptions::packed_gemm, on a CPU with AVX-512F (packed_gemm.h)
   const bool int8_vnni;    // PlanOptions::int8_vnni, on a CPU with AVX512-VNNI (int8_vnni.h)
+  const bool depthwise;    // PlanOptions::depthwise, on a CPU with AVX-512F (depthwise_conv.h)
+  const bool conv_fusion;  // PlanOptions::conv_fusion (epilogue.h)
 
   std::vector<Buffer> buffers;
   std::vector<PlannedStep> steps;
@@ -127,6 +129,10 @@ class NodeContext {
   bool packed_gemm() const { return builder_.packed_gemm; }
   // Whether int8 convs and linears may run on int8_vnni.h's kernels instead of XNNPACK.
   bool int8_vnni() const { return builder_.int8_vnni; }
+  // Whether float32 depthwise convs may run on depthwise_conv.h instead of XNNPACK.
+  bool depthwise() const { return builder_.depthwise; }
+  // Whether our float32 conv engines may absorb following nodes into their output stage (epilogue.h).
+  bool conv_fusion() const { return builder_.conv_fusion; }
 
   size_t num_inputs() const { return node_.inputs.size(); }
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
@@ -156,6 +162,10 @@ class NodeContext {
   Value tensor(const std::string& name, const Layout& layout) { return builder_.convert(name, layout, node_index_); }
   // Marks `consumer` planned by this node and gives a new arena buffer for its output i.
   Value fused_output(size_t consumer, size_t i, const Layout& layout);
+  // The node that alone reads `tensor`, once, if it is not a graph output (chains of fusions).
+  std::optional<size_t> sole_consumer_of(const std::string& tensor) const { return builder_.sole_consumer(tensor); }
+  // Marks `consumer` planned by this node without storing its outputs: their only reader is fused too.
+  void fuse_through(size_t consumer) { builder_.fuse(consumer); }
   // Output i is `source`'s bytes seen with the output's shape and `layout` (no step, no copy).
   Value alias(size_t i, const Value& source, const Layout& layout, size_t extra_offset = 0);
   // A constant the planner computed into keep() memory, row-major.

@@ -1,5 +1,5 @@
-// PlanOptions::from_environment: MT_CPU_WINOGRAD, MT_CPU_AVX512_GEMM and MT_CPU_INT8_VNNI set the
-// cpu kernel-path fields (mt-run(1) ENVIRONMENT); anything but 0 or 1 is a usage error naming the
+// PlanOptions::from_environment: MT_CPU_WINOGRAD, MT_CPU_AVX512_GEMM, MT_CPU_INT8_VNNI,
+// MT_CPU_DEPTHWISE and MT_CPU_CONV_FUSION set the cpu kernel-path fields (mt-run(1) ENVIRONMENT); anything but 0 or 1 is a usage error naming the
 // variable.
 #include <doctest/doctest.h>
 
@@ -19,14 +19,21 @@ struct ScopedEnv {
   const char* name_;
 };
 
+constexpr const char* kVariables[] = {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI", "MT_CPU_DEPTHWISE",
+                                      "MT_CPU_CONV_FUSION"};
+
+int paths_on(const PlanOptions& o) { return o.winograd + o.packed_gemm + o.int8_vnni + o.depthwise + o.conv_fusion; }
+
 }  // namespace
 
 TEST_CASE("plan options: every kernel path is on by default, with or without the environment") {
-  for (const char* name : {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI"}) unsetenv(name);
+  for (const char* name : kVariables) unsetenv(name);
   for (const PlanOptions& options : {PlanOptions{}, PlanOptions::from_environment()}) {
     CHECK(options.winograd);
     CHECK(options.packed_gemm);
     CHECK(options.int8_vnni);
+    CHECK(options.depthwise);
+    CHECK(options.conv_fusion);
     CHECK(options.threads == 1);
     CHECK(options.gpu_index == 0);
     CHECK(options.precision == "fp32");
@@ -39,23 +46,25 @@ TEST_CASE("plan options: each variable sets its own field only") {
     const char* name;
     bool PlanOptions::*field;
   };
-  for (const Case& c : {Case{"MT_CPU_WINOGRAD", &PlanOptions::winograd}, Case{"MT_CPU_AVX512_GEMM", &PlanOptions::packed_gemm},
-                        Case{"MT_CPU_INT8_VNNI", &PlanOptions::int8_vnni}}) {
+  for (const Case& c :
+       {Case{"MT_CPU_WINOGRAD", &PlanOptions::winograd}, Case{"MT_CPU_AVX512_GEMM", &PlanOptions::packed_gemm},
+        Case{"MT_CPU_INT8_VNNI", &PlanOptions::int8_vnni}, Case{"MT_CPU_DEPTHWISE", &PlanOptions::depthwise},
+        Case{"MT_CPU_CONV_FUSION", &PlanOptions::conv_fusion}}) {
     INFO(c.name);
     {
       ScopedEnv off(c.name, "0");
       const PlanOptions options = PlanOptions::from_environment();
       CHECK_FALSE(options.*c.field);
-      CHECK(options.winograd + options.packed_gemm + options.int8_vnni == 2);
+      CHECK(paths_on(options) == 4);
     }
     ScopedEnv on(c.name, "1");
     const PlanOptions options = PlanOptions::from_environment();
-    CHECK(options.winograd + options.packed_gemm + options.int8_vnni == 3);
+    CHECK(paths_on(options) == 5);
   }
 }
 
 TEST_CASE("plan options: a value other than 0 or 1 is a usage error naming the variable") {
-  for (const char* name : {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI"}) {
+  for (const char* name : kVariables) {
     for (const char* value : {"yes", "", "01", "true"}) {
       INFO(name, "=", value);
       ScopedEnv bad(name, value);
