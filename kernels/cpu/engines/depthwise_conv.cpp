@@ -196,9 +196,9 @@ __attribute__((target("avx512f"), always_inline)) inline void edge_run(const __m
 template <size_t K>
 constexpr size_t kPixels = K == 3 ? 8 : 4;
 
-// Output row oy of image n, channel blocks [first, last).
+// Output row oy of image n, channel blocks [first, last): the sums and the output stage.
 template <size_t K, Activation A, bool Residual>
-__attribute__((target("avx512f"))) void conv_row(const Job& job, size_t n, size_t oy, size_t first, size_t last) {
+__attribute__((target("avx512f"))) void sums_row(const Job& job, size_t n, size_t oy, size_t first, size_t last) {
   constexpr size_t R = kPixels<K>;
   const PackedConvShape& s = *job.s;
   const size_t c = s.channels;
@@ -235,6 +235,39 @@ __attribute__((target("avx512f"))) void conv_row(const Job& job, size_t n, size_
     for (size_t ox = begin; ox < end; ox += R) inner_pixels<K, R, A, Residual>(wt, bias, in, s, ox, y, r, bounds);
     edge_run<K, R, A, Residual>(wt, bias, in, s, 0, begin, y, r, lanes, bounds);
     edge_run<K, R, A, Residual>(wt, bias, in, s, end, s.out_w, y, r, lanes, bounds);
+  }
+}
+
+// The output stage over output row oy's channel blocks [first, last), in place (the row was just
+// written: it is in L1).
+template <Activation A, bool Residual>
+__attribute__((target("avx512f"))) void finish_row(const Job& job, size_t n, size_t oy, size_t first, size_t last) {
+  const PackedConvShape& s = *job.s;
+  const size_t c = s.channels, c0 = first * kLanes, c1 = std::min(last * kLanes, c);
+  const EpilogueBounds bounds = avx512::bounds_of(*job.e);
+  const size_t pixel0 = (n * s.out_h + oy) * s.out_w * c;
+  for (size_t ox = 0; ox < s.out_w; ++ox) {
+    float* y = job.y + pixel0 + ox * c;
+    const float* r = Residual ? job.e->residual + pixel0 + ox * c : nullptr;
+    for (size_t ch = c0; ch < c1; ch += kLanes) {
+      const __mmask16 lanes = c1 - ch >= kLanes ? __mmask16(0xFFFF) : __mmask16((1u << (c1 - ch)) - 1);
+      const __m512 v = _mm512_maskz_loadu_ps(lanes, y + ch);
+      _mm512_mask_storeu_ps(y + ch, lanes,
+                            avx512::finish<A, Residual>(v, bounds, Residual ? r + ch : nullptr, lanes));
+    }
+  }
+}
+
+// Output row oy of image n, channel blocks [first, last). silu's two dozen vector operations and
+// constants would push the K x K weights out of registers in the sums' loop (5x5: 25 of the 32),
+// so its output stage runs as a second pass over the row instead.
+template <size_t K, Activation A, bool Residual>
+__attribute__((target("avx512f"))) void conv_row(const Job& job, size_t n, size_t oy, size_t first, size_t last) {
+  if constexpr (A == Activation::silu) {
+    sums_row<K, Activation::none, false>(job, n, oy, first, last);
+    finish_row<A, Residual>(job, n, oy, first, last);
+  } else {
+    sums_row<K, A, Residual>(job, n, oy, first, last);
   }
 }
 

@@ -3,9 +3,8 @@
 // argument so that a kernel without one has no branch and no extra work.
 //
 // silu(x) = x / (1 + exp(-x)) with vec_math.h's exp (the same range reduction and degree-7
-// polynomial, the power of two by vscalefps) and the reciprocal by vrcp14ps plus one Newton step
-// (relative error about 2^-27): within a few ulp of the portable silu, as is hardswish
-// x * clamp(x + 3, 0, 6) / 6.
+// polynomial, the power of two by vscalefps): within a few ulp of the portable silu, as is
+// hardswish x * clamp(x + 3, 0, 6) / 6.
 #pragma once
 
 #if defined(__x86_64__)
@@ -25,7 +24,8 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 clamp(__m512 v, 
   return _mm512_min_ps(high, _mm512_max_ps(low, v));
 }
 
-// exp(x) for x in [-87.34, 88.37] (callers clamp): x = n ln2 + r, |r| <= ln2 / 2.
+// exp(x) for x in [-87.34, 100] (callers clamp): x = n ln2 + r, |r| <= ln2 / 2, 2^n applied by
+// vscalefps, which gives inf past the float range; NaN stays NaN.
 __attribute__((target("avx512f"), always_inline)) inline __m512 exp_in_range(__m512 x) {
   const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -42,16 +42,15 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 exp_in_range(__m
   return _mm512_scalef_ps(p, n);
 }
 
-// x * sigmoid(x). exp(-x) is taken of -x clamped to its range (silu is x or 0 to float precision
-// beyond it), so 1 + exp(-x) stays finite and the reciprocal's Newton step cannot make 0 * inf.
-// A NaN x stays NaN through the final product.
+// x / (1 + exp(-x)), as the portable silu. exp(-x) is taken of -x clamped to [-87.34, 100]: at the
+// low end exp is still a normal float (silu is x to float precision below it), so no denormal,
+// whose microcode assists would cost 3x, appears anywhere (which is also why this divides rather
+// than refining vrcp14ps, whose result for 1 + exp(88) is one); at the high end exp is inf and the
+// quotient -0, as the reference's. x = -inf gives -inf / inf = NaN and a NaN stays NaN, as the
+// reference's.
 __attribute__((target("avx512f"), always_inline)) inline __m512 silu(__m512 x) {
-  const __m512 minus =
-      clamp(_mm512_sub_ps(_mm512_setzero_ps(), x), _mm512_set1_ps(-87.33654f), _mm512_set1_ps(88.37626f));
-  const __m512 d = _mm512_add_ps(exp_in_range(minus), _mm512_set1_ps(1.0f));
-  __m512 r = _mm512_rcp14_ps(d);
-  r = _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
-  return _mm512_mul_ps(x, r);
+  const __m512 minus = clamp(_mm512_sub_ps(_mm512_setzero_ps(), x), _mm512_set1_ps(-87.33654f), _mm512_set1_ps(100.0f));
+  return _mm512_div_ps(x, _mm512_add_ps(exp_in_range(minus), _mm512_set1_ps(1.0f)));
 }
 
 __attribute__((target("avx512f"), always_inline)) inline __m512 hardswish(__m512 x) {

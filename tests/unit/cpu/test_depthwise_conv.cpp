@@ -135,9 +135,11 @@ TEST_CASE("cpu depthwise conv: matches a double-precision loop") {
 TEST_CASE("cpu depthwise conv: silu's extremes, NaN kept") {
   if (!cpu::depthwise_supported()) return;
   // A 1x1-channel 3x3 conv of a single pixel is its centre weight times the pixel plus the bias:
-  // with weight 1 and bias 0 the output is silu(x) itself.
+  // with weight 1 and bias 0 the output is silu(x) itself, as the reference's x / (1 + exp(-x)):
+  // NaN for -inf / inf.
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  for (const auto& [x, want] : {std::pair{0.0f, 0.0f}, {100.0f, 100.0f}, {-100.0f, 0.0f}, {inf, inf}, {nan, nan}}) {
+  for (const auto& [x, want] :
+       {std::pair{0.0f, 0.0f}, {100.0f, 100.0f}, {-100.0f, 0.0f}, {-1e30f, 0.0f}, {inf, inf}, {-inf, nan}, {nan, nan}}) {
     std::vector<float> w(9, 0.0f);
     w[4] = 1.0f;
     const cpu::OwnedBlock memory(cpu::depthwise_bytes(3, 3, 1));
