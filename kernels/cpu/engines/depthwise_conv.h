@@ -20,8 +20,9 @@ namespace mt::cpu {
 // Whether depthwise_conv can run here: the CPU has AVX-512F.
 bool depthwise_supported();
 
-// Whether depthwise_conv takes this kernel: 3x3 or 5x5.
-bool depthwise_fits(size_t kernel_h, size_t kernel_w);
+// Whether depthwise_conv takes this kernel and horizontal stride and dilation: 3x3 or 5x5, stride
+// 1 or 2, dilation up to 4 (any vertically).
+bool depthwise_fits(size_t kernel_h, size_t kernel_w, size_t stride_w, size_t dilation_w);
 
 // Weights packed for depthwise_conv: per block of 16 channels, the kernel's taps in row-major order
 // as 16 floats each, then 16 biases (channels past the last are zero). Memory owned by the plan (or,

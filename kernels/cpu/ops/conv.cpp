@@ -182,7 +182,7 @@ void plan_conv2d(NodeContext& c) {
   }
   const Conv2d a = conv_attrs(c.node(), w_shape);
   const bool depthwise = a.groups > 1 && w_shape[1] == 1 && w_shape[0] == x_shape[1] && a.groups == w_shape[0];
-  if (depthwise && c.depthwise() && depthwise_fits(a.kh, a.kw)) return plan_depthwise(c, a);
+  if (depthwise && c.depthwise() && depthwise_fits(a.kh, a.kw, a.stride_w, a.dilation_w)) return plan_depthwise(c, a);
   // The packed GEMM pads the output channels to 32-column panels: from 16 channels on, that at
   // most doubles the packed weights (fewer stay with XNNPACK, which pads to 16).
   const bool packed = c.packed_gemm() && a.groups == 1 && w_shape[0] >= 16;
