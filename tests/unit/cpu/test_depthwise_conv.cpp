@@ -1,6 +1,6 @@
 // The AVX-512 depthwise conv (kernels/cpu/engines/depthwise_conv.h) against a double-precision
-// loop: 3x3 and 5x5, strides 1 and 2, dilations 1 to 3, symmetric and asymmetric padding, widths
-// around its 8- and 4-pixel groups and its interior, channel counts around its 16-lane blocks,
+// loop: 3x3 and 5x5, strides 1 and 2, dilations 1 to 4, symmetric and asymmetric padding, widths
+// around its 8-pixel groups, channel counts around its 16-lane blocks,
 // two images, each output stage (clamp, hardswish, silu, residual add with its own clamp), one and
 // two threads; nothing outside the output is written. Tolerance: 1e-5 of the sum of |w x| terms
 // (fp32 accumulation), plus 2e-6 of the value for silu's exp. The weights' packing is checked to be
@@ -118,6 +118,8 @@ TEST_CASE("cpu depthwise conv: matches a double-precision loop") {
       {1, 8, 15, 15, 5, 2, 1, 2, 2, 2, 2},   // 5x5 stride 2, fewer channels than a block
       {1, 20, 17, 17, 5, 1, 2, 4, 4, 4, 4},  // dilation 2 (DeepLabV3's)
       {1, 16, 13, 26, 3, 1, 3, 3, 3, 3, 3},  // dilation 3
+      {1, 16, 12, 30, 5, 1, 4, 8, 8, 8, 8},  // dilation 4, the widest taken
+      {2, 33, 11, 25, 3, 2, 2, 2, 2, 2, 2},  // stride 2 and dilation 2 (the run-time path)
       {1, 3, 5, 5, 3, 1, 1, 0, 0, 0, 0},     // no padding, 3 channels
       {1, 16, 4, 4, 5, 1, 2, 4, 4, 4, 4},    // every tap of some pixels outside the input
   };
