@@ -16,6 +16,7 @@
 #include "kernels/cpu/engines/epilogue_avx512.h"
 #endif
 
+#include "kernels/cpu/engines/cpu_features.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "lib/core/error.h"
 
@@ -29,14 +30,7 @@ size_t blocks_of(size_t channels) { return (channels + kLanes - 1) / kLanes; }
 size_t block_floats(size_t taps) { return (taps + 1) * kLanes; }
 }  // namespace
 
-bool depthwise_supported() {
-#if defined(__x86_64__)
-  static const bool supported = __builtin_cpu_supports("avx512f");
-  return supported;
-#else
-  return false;
-#endif
-}
+bool depthwise_supported() { return cpu_has_avx512f(); }
 
 bool depthwise_fits(size_t kernel_h, size_t kernel_w, size_t stride_w, size_t dilation_w) {
   return kernel_h == kernel_w && (kernel_h == 3 || kernel_h == 5) && stride_w <= 2 && dilation_w <= 4;

@@ -16,6 +16,7 @@
 #include "kernels/cpu/engines/epilogue_avx512.h"
 #endif
 
+#include "kernels/cpu/engines/cpu_features.h"
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "lib/core/error.h"
@@ -27,14 +28,7 @@ constexpr size_t kRows = 8;           // rows per micro-kernel call
 constexpr size_t kMaxTaps = 64;       // kernel taps of packed_conv (7x7 and smaller; 4 KB of row pointers)
 constexpr size_t kMaxGathered = 512;  // floats of a gathered row (taps x channels under 16 channels)
 
-bool packed_gemm_supported() {
-#if defined(__x86_64__)
-  static const bool supported = __builtin_cpu_supports("avx512f");
-  return supported;
-#else
-  return false;
-#endif
-}
+bool packed_gemm_supported() { return cpu_has_avx512f(); }
 
 size_t packed_gemm_bytes(size_t k, size_t n) {
   const size_t panels = (n + kPanel - 1) / kPanel;

@@ -10,7 +10,7 @@
 #include "kernels/cpu/engines/epilogue_avx512.h"
 #endif
 
-#include "kernels/cpu/engines/packed_gemm.h"  // packed_gemm_supported: the CPU has AVX-512F
+#include "kernels/cpu/engines/cpu_features.h"
 #include "kernels/cpu/ops/ops.h"
 
 namespace mt::cpu {
@@ -57,7 +57,7 @@ __attribute__((target("avx512f"))) void silu_avx512(const float* in, float* out,
 
 void plan_silu(NodeContext& c) {
 #if defined(__x86_64__)
-  if (packed_gemm_supported()) {
+  if (cpu_has_avx512f()) {
     const Value x = c.input(0);
     const Value y = c.output(0, x.layout);
     const size_t n = count_of(x);

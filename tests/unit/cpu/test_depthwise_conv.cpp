@@ -17,6 +17,7 @@
 
 #include "kernels/cpu/engines/depthwise_conv.h"
 #include "kernels/cpu/plan/plan_builder.h"
+#include "tests/unit/cpu/epilogue_reference.h"
 
 namespace mt::test {
 namespace {
@@ -25,15 +26,6 @@ struct Case {
   size_t n, channels, h, w, kernel, stride, dilation;
   int64_t pad_top, pad_left, pad_bottom, pad_right;
 };
-
-double activate(double v, cpu::Activation a) {
-  switch (a) {
-    case cpu::Activation::hardswish: return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
-    case cpu::Activation::silu: return v / (1.0 + std::exp(-v));
-    case cpu::Activation::none: break;
-  }
-  return v;
-}
 
 void check_depthwise(const Case& k, cpu::Epilogue e, bool residual, pthreadpool_t pool) {
   const size_t c = k.channels, span = (k.kernel - 1) * k.dilation + 1;
@@ -87,8 +79,7 @@ void check_depthwise(const Case& k, cpu::Epilogue e, bool residual, pthreadpool_
               magnitude += std::fabs(term);
             }
           const size_t at = ((b * out_h + oy) * out_w + ox) * c + ch;
-          double want = activate(std::min<double>(std::max<double>(sum, e.low), e.high), e.activation);
-          if (residual) want = std::min<double>(std::max<double>(want + r[at], e.residual_low), e.residual_high);
+          const double want = reference_epilogue(sum, e, r[at]);
           const double allowed =
               1e-5 * (magnitude + 1) + 2e-6 * std::fabs(want) + (residual ? 1e-6 * std::fabs(r[at]) : 0);
           if (std::fabs(y[at] - want) > allowed && mismatches++ < 5)

@@ -16,20 +16,12 @@
 
 #include "kernels/cpu/engines/packed_gemm.h"
 #include "kernels/cpu/plan/plan_builder.h"
+#include "tests/unit/cpu/epilogue_reference.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 
 namespace mt::test {
 namespace {
-
-double activate(double v, cpu::Activation a) {
-  switch (a) {
-    case cpu::Activation::hardswish: return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
-    case cpu::Activation::silu: return v / (1.0 + std::exp(-v));
-    case cpu::Activation::none: break;
-  }
-  return v;
-}
 
 void check_gemm(size_t m, size_t n, size_t k, bool with_bias, cpu::Epilogue e, bool residual, pthreadpool_t pool) {
   const size_t lda = k + 3, ldc = n + 5;
@@ -58,8 +50,7 @@ void check_gemm(size_t m, size_t n, size_t k, bool with_bias, cpu::Epilogue e, b
         sum += static_cast<double>(a[i * lda + p]) * w[j * k + p];
         magnitude += std::fabs(static_cast<double>(a[i * lda + p]) * w[j * k + p]);
       }
-      double want = activate(std::min<double>(std::max<double>(sum, e.low), e.high), e.activation);
-      if (residual) want = std::min<double>(std::max<double>(want + r[i * ldc + j], e.residual_low), e.residual_high);
+      const double want = reference_epilogue(sum, e, r[i * ldc + j]);
       if (std::fabs(got - want) > 1e-5 * (magnitude + 1) + 2e-6 * std::fabs(want))
         FAIL_CHECK(shape << " at " << i << "," << j << ": got " << got << ", want " << want);
     }
