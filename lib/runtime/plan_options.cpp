@@ -26,6 +26,7 @@ PlanOptions PlanOptions::from_environment() {
   options.packed_gemm = switch_from_environment("MT_CPU_AVX512_GEMM", options.packed_gemm);
   options.int8_vnni = switch_from_environment("MT_CPU_INT8_VNNI", options.int8_vnni);
   options.depthwise = switch_from_environment("MT_CPU_DEPTHWISE", options.depthwise);
+  options.stem_conv = switch_from_environment("MT_CPU_STEM_CONV", options.stem_conv);
   options.conv_fusion = switch_from_environment("MT_CPU_CONV_FUSION", options.conv_fusion);
   return options;
 }

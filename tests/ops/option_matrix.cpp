@@ -31,9 +31,10 @@ const std::map<std::string, double, std::less<>> kFp16Tolerance = {
     {"gather", kCopy},
 };
 
-PlanOptions cpu_options(int threads, bool own_kernels = true, bool winograd = true, bool depthwise = true) {
+PlanOptions cpu_options(int threads, bool own_kernels = true, bool winograd = true, bool depthwise_and_stems = true) {
   PlanOptions options;
-  options.depthwise = depthwise;
+  options.depthwise = depthwise_and_stems;
+  options.stem_conv = depthwise_and_stems;
   options.threads = threads;
   options.packed_gemm = own_kernels;
   options.int8_vnni = own_kernels;
@@ -59,7 +60,8 @@ PrepackOptions packed_in(const std::string& precision) {
 // its convolution one, so linear is run again too.
 const std::set<std::string, std::less<>> kOwnCpuKernelOps = {"conv2d", "linear", "hardswish", "hardsigmoid"};
 // Winograd takes 3x3 stride-1 conv2d only (tests/ops/cases_conv.cpp has cases large enough); our
-// depthwise kernel takes conv2d's depthwise 3x3 and 5x5 ones.
+// depthwise kernel takes conv2d's depthwise 3x3 and 5x5 ones, our stem kernel those of 1 to 4 input
+// channels.
 const std::set<std::string, std::less<>> kWinogradOps = {"conv2d"};
 const std::set<std::string, std::less<>> kDepthwiseOps = {"conv2d"};
 // mt-prepack reorders conv weights for cpu (OHWI), and conv and linear weights for vulkan.
@@ -87,9 +89,10 @@ const std::vector<Variant>& option_matrix() {
       {.name = "cpu, XNNPACK GEMMs and int8, 2 threads", .backend = "cpu", .options = cpu_options(2, false),
        .ops = kOwnCpuKernelOps},
       {.name = "cpu, no Winograd, 1 thread", .backend = "cpu", .options = cpu_options(1, true, false), .ops = kWinogradOps},
-      // Where the CPU has AVX-512F depthwise convs run on our own kernel: XNNPACK's, at 2 threads.
-      {.name = "cpu, XNNPACK depthwise, 2 threads", .backend = "cpu", .options = cpu_options(2, true, true, false),
-       .ops = kDepthwiseOps},
+      // Where the CPU has AVX-512F depthwise and stem convs run on our own kernels: XNNPACK's (and
+      // the packed GEMM's gathered rows for stems), at 2 threads.
+      {.name = "cpu, XNNPACK depthwise and stems, 2 threads", .backend = "cpu",
+       .options = cpu_options(2, true, true, false), .ops = kDepthwiseOps},
       {.name = "cpu, prepacked, 1 thread", .backend = "cpu", .options = cpu_options(1), .prepack = PrepackOptions{},
        .ops = kCpuPrepackedOps},
       {.name = "vulkan", .backend = "vulkan", .options = vulkan_options("fp32")},

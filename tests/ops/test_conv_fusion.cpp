@@ -15,6 +15,7 @@
 
 #include "kernels/cpu/engines/depthwise_conv.h"
 #include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/engines/stem_conv.h"
 #include "kernels/cpu/plan/plan_builder.h"
 #include "kernels/reference/reference_backend.h"
 #include "lib/runtime/backend_registry.h"
@@ -101,7 +102,7 @@ class FusionGraph {
   CaseGraph built_;
 };
 
-enum class Engine { gemm, depthwise };
+enum class Engine { gemm, depthwise, stem };
 
 struct FusionCase {
   std::string name;
@@ -155,6 +156,14 @@ std::vector<FusionCase> fusion_cases() {
     g.add("h", "x", "y");
     g.to_nhwc("y", "out");
     cases.push_back({"depthwise 5x5 + hardswish + add(., input)", g.finish({"out"}), Engine::depthwise, 2});
+  }
+  {  // EfficientNet's stem: 3 -> 32 channels, stride 2, + silu.
+    FusionGraph g(9);
+    g.input("x", {1, 3, 15, 17});
+    g.conv("x", "c", {32, 3, 3, 3}, 2, 1, 1);
+    g.unary("silu", "c", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"stem conv + silu", g.finish({"out"}), Engine::stem, 1});
   }
   {  // Not fusable: the conv's output is read twice (silu and the graph's second output).
     FusionGraph g(6);
@@ -229,12 +238,13 @@ TEST_CASE("float32 conv + activation + residual add: cpu matches the reference, 
           FAIL_CHECK("output " << o << ": " << *mismatch);
       ++compared;
       const PlanOptions& p = variant.options;
-      const bool engine = c.engine == Engine::gemm ? p.packed_gemm && cpu::packed_gemm_supported()
-                                                   : p.depthwise && cpu::depthwise_supported();
+      const bool engine = c.engine == Engine::gemm        ? p.packed_gemm && cpu::packed_gemm_supported()
+                          : c.engine == Engine::depthwise ? p.depthwise && cpu::depthwise_supported()
+                                                          : p.stem_conv && cpu::stem_conv_supported();
       CHECK(fused_nodes(graph, p) == (engine && p.conv_fusion ? c.fusable : 0));
     }
   }
-  CHECK(compared >= 8 * 6);
+  CHECK(compared >= 9 * 6);
 }
 
 }  // namespace mt::optest

@@ -6,7 +6,8 @@
 // CPUs convs with one group run on our own packed GEMM (packed_gemm.h) instead: 1x1 stride-1
 // ones as plain GEMMs, others as indirect GEMMs.
 // 3x3 stride-1 convolutions large enough to pay go to winograd_conv.cpp instead, and on AVX-512
-// CPUs 3x3 and 5x5 depthwise ones to our own depthwise_conv.h. Our own engines also run the
+// CPUs 3x3 and 5x5 depthwise ones to our own depthwise_conv.h and those of 1 to 4 input channels
+// (a network's stem) to stem_conv.h. Our own engines also run the
 // hardswish / silu and residual add after the conv in their output stage (conv_fusion.h).
 #include <algorithm>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "kernels/cpu/ops/conv_fusion.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/engines/stem_conv.h"
 #include "kernels/cpu/plan/prepack.h"
 #include "kernels/cpu/engines/winograd_conv.h"
 
@@ -154,6 +156,33 @@ void plan_depthwise(NodeContext& c, const Conv2d& a) {
   });
 }
 
+// Where element (n, c, y, x) of `value` is, in floats: its layout's strides of the logical dims.
+StemStrides strides_of(const Value& value) {
+  const Shape physical = value.physical();
+  std::vector<size_t> stride(physical.size(), 1);
+  for (size_t k = physical.size(); k-- > 1;) stride[k - 1] = stride[k] * static_cast<size_t>(physical[k]);
+  const auto of = [&](int axis) { return stride[static_cast<size_t>(physical_axis(value.layout, axis))]; };
+  return StemStrides{.image = of(0), .channel = of(1), .row = of(2), .column = of(3)};
+}
+
+// A one-group conv of 1 to 4 input channels (a stem) on stem_conv.h, reading the input in the
+// layout it has (a caller's NCHW image needs no reordering), from the OHWI weights `ohwi`.
+void plan_stem(NodeContext& c, const Conv2d& a, const float* ohwi) {
+  const PackedConvShape shape = conv_shape(c, a);
+  const size_t out_channels = static_cast<size_t>(c.output_info(0).shape[1]);
+  const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
+  const PackedStem w = pack_stem_weights(c.keep(stem_bytes(shape.channels, out_channels, a.kh, a.kw)), ohwi, bias,
+                                         shape.channels, out_channels, a.kh, a.kw);
+  const Value x = c.input(0);
+  const StemStrides strides = strides_of(x);
+  const ConvFusion fusion = conv_fusion(c);
+  const FusedValues out = fused_values(c, fusion);
+  const Epilogue e = epilogue_of(a.low, a.high, fusion);
+  c.add_kernel(step_values(x, out), [w, shape, strides, e](Pointers p, pthreadpool_t pool) {
+    stem_conv(w, shape, static_cast<const float*>(p[0]), strides, static_cast<float*>(p[1]), with_residual(e, p), pool);
+  });
+}
+
 // 1x1, stride 1, no pads (one group is checked by the caller).
 bool is_pointwise(const Conv2d& a) {
   return a.kh == 1 && a.kw == 1 && a.stride_h == 1 && a.stride_w == 1 && a.pad_top == 0 && a.pad_left == 0 &&
@@ -203,6 +232,7 @@ void plan_conv2d(NodeContext& c) {
         for (size_t s = 0; s < kernel; ++s) ohwi[(o * kernel + s) * group_in + i] = w[(o * group_in + i) * kernel + s];
     w = ohwi.data();
   }
+  if (c.stem_conv() && a.groups == 1 && stem_conv_fits(group_in, out_channels, a.kh, a.kw)) return plan_stem(c, a, w);
   if (packed && packed_conv_fits(a.kh, a.kw, group_in)) return plan_indirect(c, a, w);
   const float* bias = c.has_input(2) ? c.constant(2).as<float>().data() : nullptr;
 

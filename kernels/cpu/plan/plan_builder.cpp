@@ -12,6 +12,7 @@
 #include "kernels/cpu/engines/depthwise_conv.h"
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/engines/stem_conv.h"
 #include "kernels/cpu/engines/permute.h"
 #include "kernels/cpu/plan/prepack.h"
 #include "kernels/cpu/engines/winograd_conv.h"
@@ -39,7 +40,8 @@ void OwnedBlock::Free::operator()(void* p) const { std::free(p); }
 PlanBuilder::PlanBuilder(const Graph& graph_, const PlanOptions& options_, pthreadpool_t pool_)
     : graph(graph_), options(options_), pool(pool_), winograd(options_.winograd),
       packed_gemm(options_.packed_gemm && packed_gemm_supported()), int8_vnni(options_.int8_vnni && int8_vnni_supported()),
-      depthwise(options_.depthwise && depthwise_supported()), conv_fusion(options_.conv_fusion),
+      depthwise(options_.depthwise && depthwise_supported()), stem_conv(options_.stem_conv && stem_conv_supported()),
+      conv_fusion(options_.conv_fusion),
       fused_(graph_.nodes.size(), false), consumers_(graph_.consumers()) {
   for (const auto& name : graph.inputs) {
     const TensorInfo& info = graph.tensor(name);

@@ -79,6 +79,7 @@ class PlanBuilder {
   const bool packed_gemm;  // PlanOptions::packed_gemm, on a CPU with AVX-512F (packed_gemm.h)
   const bool int8_vnni;    // PlanOptions::int8_vnni, on a CPU with AVX512-VNNI (int8_vnni.h)
   const bool depthwise;    // PlanOptions::depthwise, on a CPU with AVX-512F (depthwise_conv.h)
+  const bool stem_conv;    // PlanOptions::stem_conv, on a CPU with AVX-512F (stem_conv.h)
   const bool conv_fusion;  // PlanOptions::conv_fusion (epilogue.h)
 
   std::vector<Buffer> buffers;
@@ -131,6 +132,8 @@ class NodeContext {
   bool int8_vnni() const { return builder_.int8_vnni; }
   // Whether float32 depthwise convs may run on depthwise_conv.h instead of XNNPACK.
   bool depthwise() const { return builder_.depthwise; }
+  // Whether float32 convs of 1 to 4 input channels may run on stem_conv.h.
+  bool stem_conv() const { return builder_.stem_conv; }
   // Whether our float32 conv engines may absorb following nodes into their output stage (epilogue.h).
   bool conv_fusion() const { return builder_.conv_fusion; }
 

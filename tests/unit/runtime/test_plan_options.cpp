@@ -1,5 +1,5 @@
 // PlanOptions::from_environment: MT_CPU_WINOGRAD, MT_CPU_AVX512_GEMM, MT_CPU_INT8_VNNI,
-// MT_CPU_DEPTHWISE and MT_CPU_CONV_FUSION set the cpu kernel-path fields (mt-run(1) ENVIRONMENT); anything but 0 or 1 is a usage error naming the
+// MT_CPU_DEPTHWISE, MT_CPU_STEM_CONV and MT_CPU_CONV_FUSION set the cpu kernel-path fields (mt-run(1) ENVIRONMENT); anything but 0 or 1 is a usage error naming the
 // variable.
 #include <doctest/doctest.h>
 
@@ -19,10 +19,12 @@ struct ScopedEnv {
   const char* name_;
 };
 
-constexpr const char* kVariables[] = {"MT_CPU_WINOGRAD", "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI", "MT_CPU_DEPTHWISE",
-                                      "MT_CPU_CONV_FUSION"};
+constexpr const char* kVariables[] = {"MT_CPU_WINOGRAD",  "MT_CPU_AVX512_GEMM", "MT_CPU_INT8_VNNI",
+                                      "MT_CPU_DEPTHWISE", "MT_CPU_STEM_CONV",   "MT_CPU_CONV_FUSION"};
 
-int paths_on(const PlanOptions& o) { return o.winograd + o.packed_gemm + o.int8_vnni + o.depthwise + o.conv_fusion; }
+int paths_on(const PlanOptions& o) {
+  return o.winograd + o.packed_gemm + o.int8_vnni + o.depthwise + o.stem_conv + o.conv_fusion;
+}
 
 }  // namespace
 
@@ -33,6 +35,7 @@ TEST_CASE("plan options: every kernel path is on by default, with or without the
     CHECK(options.packed_gemm);
     CHECK(options.int8_vnni);
     CHECK(options.depthwise);
+    CHECK(options.stem_conv);
     CHECK(options.conv_fusion);
     CHECK(options.threads == 1);
     CHECK(options.gpu_index == 0);
@@ -55,11 +58,11 @@ TEST_CASE("plan options: each variable sets its own field only") {
       ScopedEnv off(c.name, "0");
       const PlanOptions options = PlanOptions::from_environment();
       CHECK_FALSE(options.*c.field);
-      CHECK(paths_on(options) == 4);
+      CHECK(paths_on(options) == 5);
     }
     ScopedEnv on(c.name, "1");
     const PlanOptions options = PlanOptions::from_environment();
-    CHECK(paths_on(options) == 5);
+    CHECK(paths_on(options) == 6);
   }
 }
 
