@@ -174,10 +174,13 @@ void run_blocks(const PackedWeights& w, size_t m, size_t taps, const Fill& fill,
   const size_t row_blocks = (m + kRows - 1) / kRows;
   const size_t block = row_blocks == 0 ? kRows : (m + row_blocks - 1) / row_blocks;
   const size_t panels = (w.n + kPanel - 1) / kPanel;
-  const size_t group = std::max<size_t>(1, kGroupBytes / (w.k * kPanel * sizeof(float)));
+  // With few row blocks (a squeeze-excitation's 1x1 conv of one pixel) the panels are the work to
+  // share: one panel per unit, and units split between threads from 2 on.
+  const bool few_rows = row_blocks < 4;
+  const size_t group = few_rows ? 1 : std::max<size_t>(1, kGroupBytes / (w.k * kPanel * sizeof(float)));
   const size_t groups = (panels + group - 1) / group;
   const KernelSet& kernels = kernels_for(epilogue);
-  parallel_chunks(pool, groups * row_blocks, 4, [&](size_t begin, size_t end) {
+  parallel_chunks(pool, groups * row_blocks, few_rows ? 1 : 4, [&](size_t begin, size_t end) {
     const float* rows[kMaxTaps * kRows];
     uint8_t tap[kMaxTaps];
     alignas(64) float scratch[kRows * kMaxGathered];
