@@ -157,10 +157,10 @@ std::vector<FusionCase> fusion_cases() {
     g.to_nhwc("y", "out");
     cases.push_back({"depthwise 5x5 + hardswish + add(., input)", g.finish({"out"}), Engine::depthwise, 2});
   }
-  {  // EfficientNet's stem: 3 -> 32 channels, stride 2, + silu.
+  {  // A stem: 3 -> 64 channels, stride 2, + silu.
     FusionGraph g(9);
     g.input("x", {1, 3, 15, 17});
-    g.conv("x", "c", {32, 3, 3, 3}, 2, 1, 1);
+    g.conv("x", "c", {64, 3, 3, 3}, 2, 1, 1);
     g.unary("silu", "c", "y");
     g.to_nhwc("y", "out");
     cases.push_back({"stem conv + silu", g.finish({"out"}), Engine::stem, 1});

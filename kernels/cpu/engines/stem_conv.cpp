@@ -1,6 +1,6 @@
 // The stem convolution of stem_conv.h. Work goes output row by output row; a row goes in groups of
-// R pixels (8 or 6: R x B sums, B = out_channels / 16 vectors each (2 to 4), fill most of the 32
-// vector registers). Per tap (kernel row, kernel column, input channel) a group loads the tap's B weight
+// R pixels (8 or 6: R x B sums, B = out_channels / 16 vectors each (2 to 4: the packing and kernel
+// take 17 to 64 channels; stem_conv_fits chooses 48 on), fill most of the 32 vector registers). Per tap (kernel row, kernel column, input channel) a group loads the tap's B weight
 // vectors and broadcasts each pixel's input value into B FMAs. Kernel rows outside the input are
 // skipped; in a group with a tap column outside the input (at the row's ends) those pixels read a
 // zero instead (their channel step is 0 on a zero), the others read the input directly.
@@ -29,12 +29,14 @@ size_t blocks_of(size_t channels) { return (channels + kLanes - 1) / kLanes; }
 
 bool stem_conv_supported() { return cpu_has_avx512f(); }
 
-// 16 output channels (one vector) leave each broadcast input value one FMA: loads, one per cycle,
-// then limit it, and XNNPACK's kernel for 3 input channels is faster there (MobileNetV3's stem:
-// 0.13 against 0.18 ms); from 17 on ours wins (SqueezeNet's 3 -> 64: 0.30 -> 0.21 ms, ShuffleNet's
-// 3 -> 24: 0.18 -> 0.14 ms, ResNet's 7x7 3 -> 64: 1.35 -> 1.02 ms against our gathered GEMM).
+// Where it pays, measured in whole networks (profiles, 1 thread): 64 output channels, 3 or 4
+// vectors of sums per broadcast input, win clearly (SqueezeNet's 3 -> 64 stem 0.30 -> 0.21 ms,
+// ResNet's 7x7 one 1.35 -> 1.02 ms against the gathered GEMM). With 32 or fewer XNNPACK's kernel for
+// 3 input channels (after its NHWC copy of the image) is as fast or faster inside a network
+// (MobileNetV2's stem 0.19 against 0.26 ms) though not alone (0.18 against 0.14 ms: there the image
+// stays in cache between runs; inside a network this kernel reads it cold), so those stay there.
 bool stem_conv_fits(size_t in_channels, size_t out_channels, size_t kernel_h, size_t kernel_w) {
-  return in_channels >= 1 && in_channels <= 4 && out_channels > kLanes && out_channels <= 64 && kernel_h <= 7 &&
+  return in_channels >= 1 && in_channels <= 4 && out_channels >= 48 && out_channels <= 64 && kernel_h <= 7 &&
          kernel_w <= 7;
 }
 
@@ -238,7 +240,10 @@ RowFn row_function(size_t blocks, size_t pixel_step, const Epilogue& e) {
 void stem_conv(const PackedStem& w, const PackedConvShape& s, const float* x, const StemStrides& strides, float* y,
                const Epilogue& e, pthreadpool_t pool) {
 #if defined(__x86_64__)
-  if (!stem_conv_fits(w.in_channels, w.out_channels, w.kernel_h, w.kernel_w) || w.in_channels != s.channels ||
+  // The kernel itself takes 17 to 64 output channels (2 to 4 vectors), stem_conv_fits plans it from 48.
+  const bool takes = w.in_channels >= 1 && w.in_channels <= 4 && w.out_channels > kLanes && w.out_channels <= 64 &&
+                     w.kernel_h <= 7 && w.kernel_w <= 7;
+  if (!takes || w.in_channels != s.channels ||
       w.kernel_h != s.kernel_h || w.kernel_w != s.kernel_w)
     fail(ExitCode::failure, "internal: stem_conv weights of another shape");
   const Job job{.w = &w, .s = &s, .x = x, .strides = strides, .y = y, .e = &e};

@@ -1,10 +1,10 @@
 // Our own float32 convolution for layers with few input channels (a network's stem: 3 channels of
-// an image in, 17 to 64 out) on AVX-512 CPUs. The input is read in whatever layout it has (the
+// an image in, 48 to 64 out) on AVX-512 CPUs. The input is read in whatever layout it has (the
 // caller's NCHW image needs no reordering step), the output is NHWC with 16 output channels per
 // vector: each tap of each output pixel is one broadcast of an input value into FMAs with the tap's
 // weight vectors, 8 pixels at a time, and the output stage of epilogue.h is applied in registers.
-// XNNPACK 2022 runs such layers 1.5x slower (its kernels want many input channels) and after a
-// layout change; our packed GEMM's gathered rows pay an im2col copy. CPUs without AVX-512F, or
+// XNNPACK 2022 runs such layers with 64 outputs 1.45x slower, after a layout change; our packed
+// GEMM's gathered rows pay an im2col copy. CPUs without AVX-512F, or
 // MT_CPU_STEM_CONV=0, keep the other paths.
 #pragma once
 
@@ -20,8 +20,9 @@ namespace mt::cpu {
 // Whether stem_conv can run here: the CPU has AVX-512F.
 bool stem_conv_supported();
 
-// Whether stem_conv takes a one-group conv of these channels and kernel: 1 to 4 input channels, 17
-// to 64 output channels (16 and fewer: XNNPACK's is faster, stem_conv.cpp) and a kernel up to 7x7.
+// Whether stem_conv takes a one-group conv of these channels and kernel: 1 to 4 input channels, 48
+// to 64 output channels (fewer: XNNPACK's is as fast inside a network, stem_conv.cpp) and a kernel
+// up to 7x7.
 bool stem_conv_fits(size_t in_channels, size_t out_channels, size_t kernel_h, size_t kernel_w);
 
 // Weights packed for stem_conv: per tap (kernel row, kernel column, input channel: OHWI's order)
@@ -48,7 +49,7 @@ struct StemStrides {
 
 // y (NHWC, shape.n x out_h x out_w x out_channels) = epilogue(conv(x) + bias); the epilogue's
 // residual, if any, is NHWC as y. Split across the pool by output rows. Requires
-// stem_conv_supported() and stem_conv_fits().
+// stem_conv_supported(), 1 to 4 input channels, 17 to 64 output ones and a kernel up to 7x7.
 void stem_conv(const PackedStem& weights, const PackedConvShape& shape, const float* x, const StemStrides& strides,
                float* y, const Epilogue& epilogue, pthreadpool_t pool);
 
