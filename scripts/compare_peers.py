@@ -674,7 +674,9 @@ def write_chart(session: Session, facts: dict, path: pathlib.Path):
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(range(len(a.models)))
         names = [m.replace("_", "_\n", 1) if len(m) > 18 else m for m in a.models]  # long names on two lines
-        ax.set_xticklabels([f"{n}\n({LABELS[base[m][0]].split(' (')[0]}: {base[m][1]:.1f} ms)" if base[m] else n
+        short = {"torch-lite": "lite", "torch-lite-int8": "lite int8", "onnxruntime": "ORT", "onnxruntime-int8": "ORT int8",
+                 "mt": "mt"}
+        ax.set_xticklabels([f"{n}\n({short[base[m][0]]} {base[m][1]:.1f} ms)" if base[m] else n
                             for n, m in zip(names, a.models)], fontsize=7)
         ax.set_ylabel("median / best peer's" if any_peer else f"median / {LABELS['mt']}")
         ax.set_title(f"{threads} thread{'s' if threads != 1 else ''}", fontsize=10)
