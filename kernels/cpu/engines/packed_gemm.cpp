@@ -7,7 +7,6 @@
 #include "kernels/cpu/engines/packed_gemm.h"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 
 #if defined(__x86_64__)
