@@ -56,7 +56,7 @@ SCRIPTS = pathlib.Path(__file__).resolve().parent
 ROOT = SCRIPTS.parent
 
 MODELS = ["mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "efficientnet_b0", "shufflenet_v2_x1_0",
-          "deeplabv3_mobilenet_v3_large"]
+          "squeezenet1_1", "deeplabv3_mobilenet_v3_large_520"]  # DeepLabV3 at 520x520, the size its users run
 # torchvision.models.quantization has these (with fuse_model() and qnnpack support).
 QUANTIZABLE = {"mobilenet_v2", "mobilenet_v3_large", "resnet18", "resnet50", "shufflenet_v2_x1_0"}  # = quantized.QUANTIZABLE
 RUNNERS = ["torch-lite", "torch-lite-int8", "onnxruntime", "onnxruntime-int8", "mt", "mt-int8", "mt-int8-xnnpack",
@@ -91,15 +91,16 @@ def torch_module(name: str):
     import torch
     import torchvision
     from mt_models.common import seed_for
-    from mt_models.vision import SegmentationOutput, reestimate_batchnorm
+    from mt_models.vision import SegmentationOutput, network_and_size, reestimate_batchnorm
     seed = seed_for(name)
     torch.manual_seed(seed)
-    if name.startswith(("deeplabv3", "lraspp")):
-        factory = getattr(torchvision.models.segmentation, name)
+    network, size = network_and_size(name)
+    if network.startswith(("deeplabv3", "lraspp")):
+        factory = getattr(torchvision.models.segmentation, network)
         model = SegmentationOutput(factory(weights=None, weights_backbone=None, aux_loss=False))
     else:
-        model = getattr(torchvision.models, name)(weights=None)
-    reestimate_batchnorm(model, seed)
+        model = getattr(torchvision.models, network)(weights=None)
+    reestimate_batchnorm(model, seed, size)
     return model.eval()
 
 
@@ -568,8 +569,8 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
         f"Written by `scripts/compare_peers.py` on {facts['date']}. Machine: {facts['cpu']}, {facts['cores']} cores, "
         f"{facts['os']}, {facts['kernel']}. Medians of {a.iterations} runs after {a.warmup} warm-up run"
         f"{'s' if a.warmup != 1 else ''} (and a first, untimed inference), batch 1, "
-        "224x224 inputs (the models and inputs of `scripts/export_models.py`, random weights with re-estimated "
-        "BatchNorm statistics). Times in milliseconds; a ratio is the runner's median over PyTorch lite fp32's "
+        "224x224 inputs (NAME_520: 520x520; the models and inputs of `scripts/export_models.py`, random weights "
+        "with re-estimated BatchNorm statistics). Times in milliseconds; a ratio is the runner's median over PyTorch lite fp32's "
         "(below 1 is faster). The runners took turns in a rotated order for each model and thread count. "
         f"Load average (1 min) {session.load_before} before the measurements and {facts['load']} after: other work "
         "on the machine slows every runner, and multi-threaded runs most.",
@@ -756,22 +757,42 @@ def startup_panel(ax, session: Session):
     ax.legend(fontsize=8, loc="upper left")
 
 
+PEER_RUNNERS = ("torch-lite", "torch-lite-int8", "onnxruntime", "onnxruntime-int8")
+CHART_CAP = 3.0  # ratios above this are drawn at the cap and labelled with their value
+
+
+def best_peer(session: Session, model: str, threads: int):
+    """The fastest peer (not mt) measured for this model and thread count: (runner, median ms), or None."""
+    medians = [(session.results[(model, threads, r)]["median_ms"], r) for r in PEER_RUNNERS
+               if (model, threads, r) in session.results]
+    return (min(medians)[1], min(medians)[0]) if medians else None
+
+
 def write_chart(session: Session, facts: dict, path: pathlib.Path):
-    """Bars of each runner's median relative to PyTorch lite fp32 (1 = as fast; lower is faster), one
-    panel per thread count; the tick labels carry PyTorch's own median in ms. Without the PyTorch
-    runner (--runners), mt fp32 is the baseline instead."""
+    """Bars of each runner's median relative to the best peer's for the same model and thread count (1 =
+    as fast as the fastest of PyTorch lite and ONNX Runtime; lower is faster), one panel per thread count;
+    the tick labels name that peer and its median in ms. A relative scale per model keeps one pathological
+    runner (PyTorch lite at 2 threads on a shared machine takes seconds) from flattening every other bar:
+    ratios above CHART_CAP are drawn hatched at the cap with their value written on the bar. Without a peer
+    (--runners), mt fp32 is the baseline instead."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     a = session.args
     runners = [r for r in RUNNERS if r in a.runners]
-    baseline = "torch-lite" if "torch-lite" in runners or "mt" not in runners else "mt"
+    any_peer = any(r in PEER_RUNNERS for r in runners)
     startup = bool(startup_table(session))  # a last panel: start-up
     fig, axes = plt.subplots(len(a.threads) + startup, 1, figsize=(11, 3.8 * (len(a.threads) + startup)), squeeze=False)
     width = 0.8 / len(runners)
     for row, threads in enumerate(a.threads):
         ax = axes[row][0]
-        base = {m: session.results.get((m, threads, baseline), {}).get("median_ms") for m in a.models}
+        base = {}  # model -> (baseline runner, its median)
+        for model in a.models:
+            if any_peer:
+                base[model] = best_peer(session, model, threads)
+            else:
+                median = session.results.get((model, threads, "mt"), {}).get("median_ms")
+                base[model] = ("mt", median) if median else None
         top = 1.0
         for i, r in enumerate(runners):
             xs, ys = [], []
@@ -779,22 +800,31 @@ def write_chart(session: Session, facts: dict, path: pathlib.Path):
                 value = session.results.get((model, threads, r), {}).get("median_ms")
                 if value is not None and base[model]:
                     xs.append(m + (i - (len(runners) - 1) / 2) * width)
-                    ys.append(value / base[model])
-            ax.bar(xs, ys, width, label=LABELS[r])
-            top = max([top] + ys)
-        ax.set_ylim(0, max(top, 1.0) * 1.3)  # room for the legend above the bars
+                    ys.append(value / base[model][1])
+            bars = ax.bar(xs, [min(y, CHART_CAP) for y in ys], width, label=LABELS[r])
+            for bar, y in zip(bars, ys):
+                if y > CHART_CAP:
+                    bar.set_hatch("//")
+                    ax.text(bar.get_x() + bar.get_width() / 2, CHART_CAP, f"{y:.0f}x", ha="center", va="bottom",
+                            fontsize=7, rotation=90)
+            top = max([top] + [min(y, CHART_CAP) for y in ys])
+        ax.set_ylim(0, top * 1.35)  # room for the legend and the capped bars' labels above the bars
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(range(len(a.models)))
         names = [m.replace("_", "_\n", 1) if len(m) > 18 else m for m in a.models]  # long names on two lines
-        ax.set_xticklabels([f"{n}\n({base[m]:.0f} ms)" if base[m] else n for n, m in zip(names, a.models)], fontsize=8)
-        ax.set_ylabel(f"median / {LABELS[baseline]}")
+        short = {"torch-lite": "lite", "torch-lite-int8": "lite int8", "onnxruntime": "ORT", "onnxruntime-int8": "ORT int8",
+                 "mt": "mt"}
+        ax.set_xticklabels([f"{n}\n({short[base[m][0]]} {base[m][1]:.1f} ms)" if base[m] else n
+                            for n, m in zip(names, a.models)], fontsize=7)
+        ax.set_ylabel("median / best peer's" if any_peer else f"median / {LABELS['mt']}")
         ax.set_title(f"{threads} thread{'s' if threads != 1 else ''}", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
         if row == 0:
             ax.legend(fontsize=8, ncol=len(runners), loc="upper left")
     if startup:
         startup_panel(axes[-1][0], session)
-    fig.suptitle(f"Median latency relative to {LABELS[baseline]} (lower is faster), batch 1, 224x224: "
+    baseline = "the fastest peer (PyTorch lite, ONNX Runtime)" if any_peer else LABELS["mt"]
+    fig.suptitle(f"Median latency relative to {baseline} per model (lower is faster), batch 1: "
                  f"{facts['cpu']}, {facts['date'][:10]}", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,7 @@
 // mt-bench: measures a model on a backend (load, plan, first inference, steady-state latency,
-// memory, optionally every node) and reports it as a table, JSON or CSV; with --baseline it is
-// the gate a CI benchmark job uses (exit 5 on a regression).
+// memory, optionally every node, each beside the machine's peak) and reports it as a table, JSON
+// or CSV; with --baseline it is the gate a CI benchmark job uses (exit 5 on a regression). With
+// --calibrate-peak it measures that peak instead (lib/bench/machine_peak.h) and stores it.
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "lib/bench/baseline.h"
 #include "lib/bench/benchmark.h"
+#include "lib/bench/machine_peak.h"
 #include "lib/bench/report.h"
 #include "lib/cli/device_flags.h"
 #include "lib/cli/tool.h"
@@ -26,6 +28,7 @@ struct Options {
   std::string baseline;
   double max_regression = 10;
   bool profile = false;
+  bool calibrate_peak = false;
 };
 
 // "\r[measure 12/20]" on a terminal, overwritten in place and cleared at the end.
@@ -46,6 +49,40 @@ class ProgressLine {
   bool shown_ = false;
 };
 
+// --calibrate-peak: measure the machine's peak on 1 thread and on `threads` (all cores unless
+// --threads was given), store it in peak_file_path() and report it.
+int calibrate(const Options& o, bool threads_given) {
+  const mt::bench::SystemInfo system = mt::bench::collect_system_info();
+  const int threads = threads_given ? o.run_on.threads : std::max(1, system.cores);
+  const mt::bench::MachinePeak peak = mt::bench::measure_machine_peak(system, threads);
+  const std::string path = mt::bench::peak_file_path();
+  if (path.empty()) spdlog::warn("no cache directory (MT_CACHE_DIR is empty, or no HOME): the peak is not stored");
+  else mt::bench::save_machine_peak(peak, path);
+  std::string text;
+  if (o.format == "json") {
+    nlohmann::json report = mt::bench::peak_json(peak);
+    report["path"] = path.empty() ? nlohmann::json(nullptr) : nlohmann::json(path);
+    text = report.dump(2) + "\n";
+  } else if (o.format == "csv") {
+    text = "threads,gflops_per_s,working_set_bytes,gbytes_per_s\n";
+    for (const mt::bench::PeakAt& at : peak.at)
+      for (const mt::bench::Bandwidth& level : at.levels)
+        text += fmt::format("{},{:.6g},{:.0f},{:.6g}\n", at.threads, at.gflops_per_second, level.bytes,
+                            level.gbytes_per_second);
+  } else {
+    text =
+        fmt::format("machine peak of {}, {} cores ({} vectors), {}\n", peak.cpu_model, peak.cores, peak.isa, peak.date);
+    for (const mt::bench::PeakAt& at : peak.at)
+      text += fmt::format("  {:>3} thread{}  {:8.1f} GFLOP/s; copies {}\n", at.threads, at.threads == 1 ? " " : "s",
+                          at.gflops_per_second, mt::bench::bandwidth_text(at));
+    text += path.empty() ? "not stored\n" : fmt::format("stored in {} (mt-bench --profile compares with it)\n", path);
+  }
+  mt::OutputFile out("-", false);
+  out.write(text);
+  out.commit();
+  return 0;
+}
+
 int run(Options& o, bool show_progress) {
   const mt::Backend& backend = mt::require_backend(o.run_on.device);
   o.run_on.check();
@@ -63,6 +100,13 @@ int run(Options& o, bool show_progress) {
     result = mt::bench::run_benchmark(backend, o.bench, progress);
   }
   result.gpu_name = backend.describe(o.run_on.gpu);
+  // The CPU's peak for backends that run on it (not a GPU's): each node's rate beside it.
+  if (result.profile && result.backend != "vulkan") {
+    const std::string path = mt::bench::peak_file_path();
+    if (auto peak = mt::bench::load_machine_peak(path, result.system))
+      mt::bench::with_peak(*result.profile, peak->for_threads(o.bench.plan.threads),
+                           fmt::format("{}, measured {}", path, peak->date));
+  }
 
   std::optional<mt::bench::BaselineCheck> check;
   if (baseline) {
@@ -124,6 +168,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e6))
       ->needs(baseline)
       ->capture_default_str();
+  auto* calibrate_flag =
+      app.add_flag("--calibrate-peak", o.calibrate_peak,
+                   "Measure this machine's peak GFLOP/s and memory GB/s (1 thread and all cores, or --threads) and "
+                   "store it for --profile; no model");
+  for (const char* other : {"model", "--device", "--gpu", "--precision", "--warmup", "--iterations", "--min-time",
+                            "--cooldown", "--profile", "--input", "--seed", "--baseline", "--max-regression"})
+    calibrate_flag->excludes(app.get_option(other));
   // Progress only for a person watching: stderr is a terminal and -q was not given.
-  return tool.run(argc, argv, [&] { return run(o, mt::stderr_is_terminal() && spdlog::get_level() <= spdlog::level::warn); });
+  return tool.run(argc, argv, [&] {
+    if (o.calibrate_peak) return calibrate(o, app.count("--threads") > 0);
+    return run(o, mt::stderr_is_terminal() && spdlog::get_level() <= spdlog::level::warn);
+  });
 }

@@ -14,6 +14,35 @@ std::optional<double> rate(const std::optional<double>& flops, double seconds) {
   return *flops / seconds / 1e9;
 }
 
+// Bytes of the node's inputs (constants included: weights stream in too) and outputs.
+double node_bytes(const Graph& graph, const Node& node) {
+  double bytes = 0;
+  for (const auto* names : {&node.inputs, &node.outputs})
+    for (const std::string& name : *names)
+      if (!name.empty() && graph.has_tensor(name)) bytes += static_cast<double>(graph.tensor(name).byte_size());
+  return bytes;
+}
+
+size_t nodes_of(const NodeProfile&) { return 1; }
+size_t nodes_of(const OpProfile& o) { return std::max<size_t>(1, o.timed_nodes); }
+
+// A rate against the roofline (epilogue of profile.h): operations per byte times the bandwidth of
+// the smallest cache level holding a node's bytes (per node, for an op type), capped by the
+// compute peak.
+template <typename Entry>
+void set_percent(Entry& e, const PeakAt& peak) {
+  const double bandwidth = peak.gbytes_per_second(e.bytes / static_cast<double>(nodes_of(e)));
+  if (e.flops && e.bytes > 0) {
+    const double memory_roof = *e.flops / e.bytes * bandwidth;
+    e.memory_bound = memory_roof < peak.gflops_per_second;
+    if (e.gflops_per_second)
+      e.percent_of_peak = 100.0 * *e.gflops_per_second / std::min(memory_roof, peak.gflops_per_second);
+  } else {
+    e.memory_bound = true;
+    if (e.gbytes_per_second) e.percent_of_peak = 100.0 * *e.gbytes_per_second / bandwidth;
+  }
+}
+
 }  // namespace
 
 Profile aggregate_profile(const Graph& graph, const std::vector<std::vector<NodeTiming>>& runs) {
@@ -36,6 +65,9 @@ Profile aggregate_profile(const Graph& graph, const std::vector<std::vector<Node
     entry.seconds = sums[i] / static_cast<double>(runs.size());
     entry.flops = node_flops(graph, node);
     entry.gflops_per_second = rate(entry.flops, entry.seconds);
+    entry.bytes = node_bytes(graph, node);
+    entry.gbytes_per_second = rate(entry.bytes, entry.seconds);
+    entry.memory_bound = !entry.flops;
     profile.total_seconds += entry.seconds;
     profile.nodes.push_back(std::move(entry));
   }
@@ -47,16 +79,29 @@ Profile aggregate_profile(const Graph& graph, const std::vector<std::vector<Node
     op.op = entry.op;
     op.nodes += 1;
     op.seconds += entry.seconds;
-    if (entry.flops) op.flops = op.flops.value_or(0.0) + *entry.flops;
+    if (entry.flops) op.flops = op.flops.value_or(0.0);
+    if (entry.seconds <= 0) continue;  // fused into another node's step: its work is counted there
+    op.timed_nodes += 1;
+    if (entry.flops) op.flops = *op.flops + *entry.flops;
+    op.bytes += entry.bytes;
   }
   for (auto& [name, op] : by_op) {
     op.percent = profile.total_seconds > 0 ? 100.0 * op.seconds / profile.total_seconds : 0.0;
     op.gflops_per_second = rate(op.flops, op.seconds);
+    op.gbytes_per_second = rate(op.bytes, op.seconds);
+    op.memory_bound = !op.flops;
     profile.ops.push_back(std::move(op));
   }
   std::stable_sort(profile.ops.begin(), profile.ops.end(),
                    [](const OpProfile& a, const OpProfile& b) { return a.seconds > b.seconds; });
   return profile;
+}
+
+void with_peak(Profile& profile, const PeakAt& peak, const std::string& source) {
+  profile.peak = peak;
+  profile.peak_source = source;
+  for (NodeProfile& n : profile.nodes) set_percent(n, peak);
+  for (OpProfile& o : profile.ops) set_percent(o, peak);
 }
 
 }  // namespace mt::bench

@@ -27,4 +27,7 @@ std::string report_csv(const BenchResult& result, const std::optional<BaselineCh
 // "13.9 MiB", "512 B": binary units, three significant digits.
 std::string human_bytes(double bytes);
 
+// "180.2 GB/s in 1.00 MiB, 61.0 GB/s in 16.0 MiB, 39.0 GB/s in 128 MiB": a peak's copy bandwidths.
+std::string bandwidth_text(const PeakAt& peak);
+
 }  // namespace mt::bench

@@ -48,15 +48,19 @@ std::string report_csv(const BenchResult& r, const std::optional<BaselineCheck>&
   if (!r.profile) return text;
 
   text += "\n";
-  text += csv_row({"index", "node", "op", "output_shape", "time_ms", "percent", "flops", "gflops_per_s"});
+  text += csv_row({"index", "node", "op", "output_shape", "time_ms", "percent", "flops", "gflops_per_s", "bytes",
+                   "gbytes_per_s", "percent_of_peak"});
   for (const NodeProfile& n : r.profile->nodes)
     text += csv_row({std::to_string(n.index), n.name, n.op, shape_str(n.output_shape), ms(n.seconds), number(n.percent),
-                     optional_number(n.flops), optional_number(n.gflops_per_second)});
+                     optional_number(n.flops), optional_number(n.gflops_per_second), fmt::format("{:.0f}", n.bytes),
+                     optional_number(n.gbytes_per_second), optional_number(n.percent_of_peak)});
   text += "\n";
-  text += csv_row({"op", "nodes", "time_ms", "percent", "flops", "gflops_per_s"});
+  text += csv_row(
+      {"op", "nodes", "time_ms", "percent", "flops", "gflops_per_s", "bytes", "gbytes_per_s", "percent_of_peak"});
   for (const OpProfile& o : r.profile->ops)
     text += csv_row({o.op, std::to_string(o.nodes), ms(o.seconds), number(o.percent), optional_number(o.flops),
-                     optional_number(o.gflops_per_second)});
+                     optional_number(o.gflops_per_second), fmt::format("{:.0f}", o.bytes),
+                     optional_number(o.gbytes_per_second), optional_number(o.percent_of_peak)});
   return text;
 }
 

@@ -18,17 +18,28 @@ json latency_json(const LatencyStats& s) {
           {"samples", std::move(samples)}};
 }
 
+const char* bound_of(bool memory_bound) { return memory_bound ? "memory" : "compute"; }
+
 json profile_json(const Profile& profile) {
   json nodes = json::array(), ops = json::array();
   for (const NodeProfile& n : profile.nodes)
     nodes.push_back({{"index", n.index}, {"name", n.name}, {"op", n.op}, {"output_shape", n.output_shape},
                      {"time_ms", n.seconds * 1e3}, {"percent", n.percent}, {"flops", optional_number(n.flops)},
-                     {"gflops_per_s", optional_number(n.gflops_per_second)}});
+                     {"gflops_per_s", optional_number(n.gflops_per_second)}, {"bytes", n.bytes},
+                     {"gbytes_per_s", optional_number(n.gbytes_per_second)}, {"bound", bound_of(n.memory_bound)},
+                     {"percent_of_peak", optional_number(n.percent_of_peak)}});
   for (const OpProfile& o : profile.ops)
     ops.push_back({{"op", o.op}, {"nodes", o.nodes}, {"time_ms", o.seconds * 1e3}, {"percent", o.percent},
-                   {"flops", optional_number(o.flops)}, {"gflops_per_s", optional_number(o.gflops_per_second)}});
-  return {{"runs", profile.runs}, {"total_ms", profile.total_seconds * 1e3}, {"nodes", std::move(nodes)},
-          {"ops", std::move(ops)}};
+                   {"flops", optional_number(o.flops)}, {"gflops_per_s", optional_number(o.gflops_per_second)},
+                   {"bytes", o.bytes}, {"gbytes_per_s", optional_number(o.gbytes_per_second)}, {"bound", bound_of(o.memory_bound)},
+                   {"percent_of_peak", optional_number(o.percent_of_peak)}});
+  json peak = nullptr;
+  if (profile.peak)
+    peak = {{"threads", profile.peak->threads}, {"gflops_per_s", profile.peak->gflops_per_second},
+            {"bandwidth", peak_json(MachinePeak{.at = {*profile.peak}})["at"][0]["bandwidth"]},
+            {"source", profile.peak_source}};
+  return {{"runs", profile.runs}, {"total_ms", profile.total_seconds * 1e3}, {"peak", std::move(peak)},
+          {"nodes", std::move(nodes)}, {"ops", std::move(ops)}};
 }
 
 }  // namespace

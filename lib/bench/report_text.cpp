@@ -11,21 +11,62 @@ using Align = TextTable::Align;
 
 std::string ms(double seconds) { return fmt::format("{:.3f}", seconds * 1e3); }
 
-std::string gflops(const std::optional<double>& rate) { return rate ? fmt::format("{:.2f}", *rate) : "-"; }
+std::string rate_cell(const std::optional<double>& rate) { return rate ? fmt::format("{:.2f}", *rate) : "-"; }
+
+std::string percent_cell(const std::optional<double>& percent) {
+  return percent ? fmt::format("{:.0f}", *percent) : "-";
+}
+
+// GB/s only where the node is memory-bound: a compute-bound conv's bytes say little.
+template <typename Entry>
+std::optional<double> memory_rate(const Entry& e) {
+  return e.memory_bound ? e.gbytes_per_second : std::nullopt;
+}
+
+}  // namespace
+
+std::string bandwidth_text(const PeakAt& peak) {
+  std::string text;
+  for (const Bandwidth& level : peak.levels)
+    text +=
+        fmt::format("{}{:.1f} GB/s in {}", text.empty() ? "" : ", ", level.gbytes_per_second, human_bytes(level.bytes));
+  return text;
+}
+
+namespace {
 
 std::string profile_text(const Profile& p) {
-  std::string text = fmt::format("\nper op type (mean of {} run{}, {} ms in nodes)\n", p.runs, p.runs == 1 ? "" : "s",
-                                 ms(p.total_seconds));
-  TextTable ops({{"op", Align::left}, {"nodes"}, {"time ms"}, {"%"}, {"GFLOP/s"}});
+  std::string text;
+  if (p.peak) {
+    text += fmt::format("\npeak             {:.1f} GFLOP/s at {} thread{}; copies {} ({})\n", p.peak->gflops_per_second,
+                        p.peak->threads, p.peak->threads == 1 ? "" : "s", bandwidth_text(*p.peak), p.peak_source);
+    text +=
+        "                 % peak: of min(GFLOP/s, FLOP per byte x GB/s) (a roofline), or of GB/s, with the GB/s of "
+        "the smallest working set holding the node's bytes\n";
+  } else {
+    text += "\npeak             not measured on this machine (mt-bench --calibrate-peak)\n";
+  }
+  text += fmt::format("\nper op type (mean of {} run{}, {} ms in nodes)\n", p.runs, p.runs == 1 ? "" : "s",
+                      ms(p.total_seconds));
+  TextTable ops({{"op", Align::left}, {"nodes"}, {"time ms"}, {"%"}, {"GFLOP/s"}, {"GB/s"}, {"% peak"}});
   for (const OpProfile& o : p.ops)
-    ops.add_row({o.op, std::to_string(o.nodes), ms(o.seconds), fmt::format("{:.1f}", o.percent), gflops(o.gflops_per_second)});
+    ops.add_row({o.op, std::to_string(o.nodes), ms(o.seconds), fmt::format("{:.1f}", o.percent),
+                 rate_cell(o.gflops_per_second), rate_cell(memory_rate(o)), percent_cell(o.percent_of_peak)});
   text += ops.render("  ");
   text += "\nper node\n";
-  TextTable nodes({{"#"}, {"node", Align::left}, {"op", Align::left}, {"output shape", Align::left}, {"time ms"}, {"%"},
-                   {"GFLOP/s"}});
+  TextTable nodes({{"#"},
+                   {"node", Align::left},
+                   {"op", Align::left},
+                   {"output shape", Align::left},
+                   {"time ms"},
+                   {"%"},
+                   {"GFLOP/s"},
+                   {"GB/s"},
+                   {"% peak"}});
   for (const NodeProfile& n : p.nodes)
     nodes.add_row({std::to_string(n.index), n.name, n.op, shape_str(n.output_shape), ms(n.seconds),
-                   fmt::format("{:.1f}", n.percent), gflops(n.gflops_per_second)});
+                   fmt::format("{:.1f}", n.percent), rate_cell(n.gflops_per_second), rate_cell(memory_rate(n)),
+                   percent_cell(n.percent_of_peak)});
   text += nodes.render("  ");
   return text;
 }

@@ -40,7 +40,7 @@ struct CpuLayoutName {
   DType dtype;
   size_t min_rank, max_rank;  // 2..4: linear or conv weights; 4..4: conv weights only
 };
-constexpr std::array<CpuLayoutName, 8> kCpuNames{
+constexpr std::array<CpuLayoutName, 10> kCpuNames{
     {{CpuLayout::gemm, "cpu_gemm", DType::f32, 2, 4},
      {CpuLayout::winograd4, "cpu_winograd4", DType::f32, 4, 4},
      {CpuLayout::winograd2, "cpu_winograd2", DType::f32, 4, 4},
@@ -48,7 +48,9 @@ constexpr std::array<CpuLayoutName, 8> kCpuNames{
      {CpuLayout::winograd2_gemm, "cpu_winograd2_gemm", DType::f32, 4, 4},
      {CpuLayout::vnni_gemm, "cpu_vnni_gemm", DType::i8, 2, 4},
      {CpuLayout::vnni_gemm_gathered, "cpu_vnni_gemm_gathered", DType::i8, 4, 4},
-     {CpuLayout::vnni_depthwise, "cpu_vnni_depthwise", DType::i8, 4, 4}}};
+     {CpuLayout::vnni_depthwise, "cpu_vnni_depthwise", DType::i8, 4, 4},
+     {CpuLayout::depthwise, "cpu_depthwise", DType::f32, 4, 4},
+     {CpuLayout::stem, "cpu_stem", DType::f32, 4, 4}}};
 
 const CpuLayoutName& name_of(CpuLayout layout) {
   for (const CpuLayoutName& name : kCpuNames)
@@ -101,6 +103,11 @@ uint64_t cpu_byte_size(DType dtype, const Shape& shape, std::string_view tag, co
       const uint64_t channels = round_up(d[0], 16);
       return times(channels, times(times(d[2], (d[2] + 1) / 2, tag), 4, tag) + 8, tag);
     }
+    case CpuLayout::depthwise:  // per 16 channels: the taps' 16 floats each, then 16 biases
+      if (d[1] != 1) invalid_input("layout '{}' needs one input channel per group, not {}", tag, shape_str(shape));
+      return times(times(round_up(d[0], 16), kernel + 1, tag), 4, tag);
+    case CpuLayout::stem:  // per tap of OHWI's kH kW C, then for the bias: ceil(M/16) x 16 floats
+      return times(times(round_up(d[0], 16), times(kernel, d[1], tag) + 1, tag), 4, tag);
   }
   fail(ExitCode::failure, "unknown cpu layout '{}'", tag);
 }

@@ -51,6 +51,10 @@ enum class CpuLayout {
   vnni_gemm_gathered,  // the same with one tap of kH kW C channels (convs under 16 channels)
   vnni_depthwise,      // int8 depthwise conv2d W[C, 1, k, k]: per 16 channels, per kernel row, pairs of
                        // taps as int16, then ceil(C/16) x 16 int32 folded biases and float32 multipliers
+  depthwise,           // float32 depthwise conv2d W[C, 1, kH, kW]: engines/depthwise_conv.h, per 16
+                       // channels the kH kW taps as 16 floats each, then 16 biases
+  stem,                // float32 conv2d W[M, C, kH, kW] of 1 to 4 input channels: engines/stem_conv.h, per
+                       // tap of OHWI's kH kW C order ceil(M/16) x 16 floats, then the bias as many
 };
 
 // The tag of a cpu layout ("cpu_gemm", ...), and the cpu layout a tag names (nullopt for any other).

@@ -36,6 +36,9 @@ PlanOptions PlanOptions::from_environment() {
   options.winograd = switch_from_environment("MT_CPU_WINOGRAD", options.winograd);
   options.packed_gemm = switch_from_environment("MT_CPU_AVX512_GEMM", options.packed_gemm);
   options.int8_vnni = switch_from_environment("MT_CPU_INT8_VNNI", options.int8_vnni);
+  options.depthwise = switch_from_environment("MT_CPU_DEPTHWISE", options.depthwise);
+  options.stem_conv = switch_from_environment("MT_CPU_STEM_CONV", options.stem_conv);
+  options.conv_fusion = switch_from_environment("MT_CPU_CONV_FUSION", options.conv_fusion);
   if (const char* value = std::getenv("MT_CPU_TARGET")) {
     options.cpu_target = parse_cpu_target(value);
     if (!options.cpu_target) fail(ExitCode::usage, "MT_CPU_TARGET must be generic, avx2 or avx512, got '{}'", value);

@@ -36,6 +36,11 @@ struct PlanOptions {
   bool winograd = true;     // 3x3 stride-1 convs as Winograd F(4x4, 3x3) or F(2x2, 3x3) (engines/winograd_conv.h)
   bool packed_gemm = true;  // AVX-512F: convs and Winograd's products on our packed GEMM (engines/packed_gemm.h)
   bool int8_vnni = true;    // AVX512-VNNI: int8 convs, linear layers and lookup tables of our own (engines/int8_vnni.h)
+  bool depthwise = true;    // AVX-512F: 3x3 and 5x5 float32 depthwise convs of our own (engines/depthwise_conv.h)
+  bool stem_conv = true;    // AVX-512F: float32 convs of 1 to 4 input channels of our own (engines/stem_conv.h)
+  // Our own float32 conv engines (packed GEMM, depthwise) run a following hardswish or silu node and a
+  // residual add in their output stage (engines/epilogue.h) instead of as steps of their own.
+  bool conv_fusion = true;
   // Plan as on a CPU with at most these instructions (of those mt's own kernels use): the paths above
   // that need more are off, and a model prepacked with layouts that need more is refused. Unset: what
   // this CPU has. For tests of the generic path and of that refusal on any machine; XNNPACK's own
@@ -43,7 +48,8 @@ struct PlanOptions {
   std::optional<CpuTarget> cpu_target;
 
   // The defaults, with the kernel paths as the environment sets them: MT_CPU_WINOGRAD (winograd),
-  // MT_CPU_AVX512_GEMM (packed_gemm), MT_CPU_INT8_VNNI (int8_vnni), each "1" or "0", unset for the
+  // MT_CPU_AVX512_GEMM (packed_gemm), MT_CPU_INT8_VNNI (int8_vnni), MT_CPU_DEPTHWISE (depthwise),
+  // MT_CPU_STEM_CONV (stem_conv), MT_CPU_CONV_FUSION (conv_fusion), each "1" or "0", unset for the
   // default, and MT_CPU_TARGET (cpu_target: generic, avx2 or avx512). Any other value is
   // Error(usage) naming the variable, on every machine (also one whose CPU cannot take the path),
   // so that a typo never measures the wrong thing silently.

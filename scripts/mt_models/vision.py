@@ -1,5 +1,6 @@
 """torchvision networks with random weights (weights=None) and re-estimated BatchNorm statistics,
-exported at opset 13 with a static 1x3x224x224 input."""
+exported at opset 13 with a static 1x3x224x224 input (NAME_SIZE: at SIZExSIZE, e.g. a segmentation
+network at the size its users run)."""
 import torch
 import torchvision
 
@@ -22,7 +23,7 @@ class SegmentationOutput(torch.nn.Module):
         return self.model(x)["out"]
 
 
-def reestimate_batchnorm(model: torch.nn.Module, seed: int) -> int:
+def reestimate_batchnorm(model: torch.nn.Module, seed: int, size: int = IMAGE_SIZE) -> int:
     """Replaces the running statistics of every BatchNorm layer by the cumulative average over a few batches
     of image-like inputs, and returns how many layers it updated.
 
@@ -37,17 +38,17 @@ def reestimate_batchnorm(model: torch.nn.Module, seed: int) -> int:
         norm.train()
     with torch.no_grad():
         for i in range(CALIBRATION_BATCHES if norms else 0):
-            model(smooth_images(CALIBRATION_BATCH_SIZE, IMAGE_SIZE, seed * 1000 + i))
+            model(smooth_images(CALIBRATION_BATCH_SIZE, size, seed * 1000 + i))
     model.eval()
     return len(norms)
 
 
-def _build(factory):
+def _build(factory, size: int = IMAGE_SIZE):
     def build(seed: int) -> Built:
         torch.manual_seed(seed)
         model = factory()
-        norms = reestimate_batchnorm(model, seed)
-        x = smooth_images(1, IMAGE_SIZE, seed + 1)
+        norms = reestimate_batchnorm(model, seed, size)
+        x = smooth_images(1, size, seed + 1)
         built = export_torch(model, x, OPSET)
         built.reference += f" (random weights, {norms} BatchNorm layers re-estimated)" if norms else \
             " (random weights, no BatchNorm)"
@@ -61,12 +62,23 @@ def _classifier(name: str, in_ci: bool, **kwargs) -> Spec:
                 build=_build(lambda: factory(weights=None, **kwargs)))
 
 
-def _segmentation(name: str, in_ci: bool, **kwargs) -> Spec:
+# Specs exported at another input size than IMAGE_SIZE: spec name -> (torchvision name, size).
+SIZED = {"deeplabv3_mobilenet_v3_large_520": ("deeplabv3_mobilenet_v3_large", 520)}  # the size its users run
+
+
+def network_and_size(name: str):
+    """The torchvision network spec `name` exports and its input size."""
+    return SIZED.get(name, (name, IMAGE_SIZE))
+
+
+def _segmentation(spec_name: str, in_ci: bool, **kwargs) -> Spec:
+    name, size = network_and_size(spec_name)
     factory = getattr(torchvision.models.segmentation, name)
-    return Spec(name=name, opset=OPSET, in_ci=in_ci,
-                description=f"torchvision.models.segmentation.{name}, random weights, returns the 'out' tensor",
+    at = "" if size == IMAGE_SIZE else f", {size}x{size} input"
+    return Spec(name=spec_name, opset=OPSET, in_ci=in_ci,
+                description=f"torchvision.models.segmentation.{name}, random weights, returns the 'out' tensor{at}",
                 build=_build(lambda: SegmentationOutput(
-                    factory(weights=None, weights_backbone=None, aux_loss=False, **kwargs))))
+                    factory(weights=None, weights_backbone=None, aux_loss=False, **kwargs)), size))
 
 
 def vision_specs():
@@ -84,5 +96,6 @@ def vision_specs():
         _classifier("densenet121", False),
         _classifier("convnext_tiny", False),
         _segmentation("deeplabv3_mobilenet_v3_large", False),
+        _segmentation("deeplabv3_mobilenet_v3_large_520", False),
         _segmentation("lraspp_mobilenet_v3_large", True),
     ]

@@ -2,9 +2,12 @@
 # mt-bench end to end on converted test models: the JSON report validates against
 # docs/mt-bench.schema.json and every field is sane (positive times, ordered statistics, the
 # counts asked for, arena within the intermediates, the file's sha256); the CSV parses; the
-# per-node profile covers every node; --min-time, standard input, the --baseline gate (passes
-# against itself with a wide margin, exits 5 against a baseline doctored to be 10x faster) and
-# the usage and input errors with their exit codes. No timing thresholds.
+# per-node profile covers every node, with bytes and rates; --calibrate-peak stores the machine's
+# peak (in a private MT_CACHE_DIR) and --profile then sets every timed node's share of it, against
+# the roofline, while a peak file from another machine or a damaged one is set aside with a warning;
+# --min-time, standard input, the --baseline gate (passes against itself with a wide margin, exits
+# 5 against a baseline doctored to be 10x faster) and the usage and input errors with their exit
+# codes. No timing thresholds.
 set -euo pipefail
 
 : "${MT_SOURCE_DIR:?MT_SOURCE_DIR must name the source tree}"
@@ -14,6 +17,7 @@ python=/usr/bin/python3
 schema="$MT_SOURCE_DIR/docs/mt-bench.schema.json"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export MT_CACHE_DIR="$work/cache"  # no peak file from the user's own cache
 
 # Runs a command that must exit with status $1; its stdout goes to $work/out, stderr to $work/err.
 expect_status() {
@@ -74,6 +78,30 @@ if profile:
     conv = [o for o in p["ops"] if o["op"] == "conv2d"]
     check(conv and conv[0]["flops"] > 0 and conv[0]["gflops_per_s"] is not None, "conv2d has no FLOP count or rate")
     check(all(n["flops"] is None for n in p["nodes"] if n["op"] in ("relu", "add", "clamp")), "elementwise op with FLOPs")
+    check(all(n["bytes"] > 0 for n in p["nodes"]), "a node without bytes")
+    for n in p["nodes"]:
+        if n["time_ms"] > 0:
+            check(abs(n["gbytes_per_s"] - n["bytes"] / n["time_ms"] / 1e6) <= 1e-6 * n["gbytes_per_s"], f"GB/s of {n['name']}")
+        if n["flops"] is None:
+            check(n["bound"] == "memory", f"{n['name']} without FLOPs is not memory-bound")
+    if profile == "peak":
+        peak = p["peak"]
+        check(peak is not None and peak["threads"] == int(threads) and peak["gflops_per_s"] > 0, f"peak {peak}")
+        levels = peak["bandwidth"]
+        check([l["bytes"] for l in levels] == sorted(l["bytes"] for l in levels), "bandwidth levels out of order")
+        def bandwidth(b):
+            return next((l["gbytes_per_s"] for l in levels if b <= l["bytes"]), levels[-1]["gbytes_per_s"])
+        for n in p["nodes"]:
+            if n["time_ms"] <= 0:
+                check(n["percent_of_peak"] is None, f"{n['name']} took no time but has a share of the peak")
+                continue
+            if n["flops"] is None:
+                want = 100 * n["gbytes_per_s"] / bandwidth(n["bytes"])
+            else:
+                want = 100 * n["gflops_per_s"] / min(peak["gflops_per_s"], n["flops"] / n["bytes"] * bandwidth(n["bytes"]))
+            check(abs(n["percent_of_peak"] - want) <= 1e-6 * want, f"{n['name']}: {n['percent_of_peak']}% of the peak, want {want}")
+    else:
+        check(p["peak"] is None and all(n["percent_of_peak"] is None for n in p["nodes"]), "a peak without a peak file")
 else:
     check("profile" not in report, "profile present without --profile")
 PY
@@ -95,6 +123,43 @@ echo "== JSON with --profile on cpu, 2 threads, a real model"
 expect_status 0 mt-bench "$work/mbv2.mt" --device cpu --threads 2 --warmup 1 --iterations 3 --profile --format json
 cp "$work/out" "$work/mbv2.json"
 check_report "$work/mbv2.json" "$work/mbv2.mt" cpu 2 3 profile || fail "cpu --profile JSON report"
+
+echo "== --calibrate-peak: stored per user, then used by --profile on this machine only"
+expect_status 0 mt-bench --calibrate-peak --threads 2 --format json
+"$python" - "$work/out" "$MT_CACHE_DIR/peak.json" <<'PY' || fail "--calibrate-peak report or file"
+import json, sys
+report, stored = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+if report["path"] != sys.argv[2] or {k: v for k, v in report.items() if k != "path"} != stored:
+    sys.exit(f"reported {report}, stored {stored}")
+if stored["schema"] != "mt-peak/1" or [a["threads"] for a in stored["at"]] != [1, 2]:
+    sys.exit(f"peak file {stored}")
+for a in stored["at"]:
+    if not (a["gflops_per_s"] > 0 and a["bandwidth"] and all(l["bytes"] > 0 and l["gbytes_per_s"] > 0 for l in a["bandwidth"])):
+        sys.exit(f"measurement {a}")
+PY
+expect_status 0 mt-bench "$work/mbv2.mt" --device cpu --threads 2 --warmup 1 --iterations 3 --profile --format json
+check_report "$work/out" "$work/mbv2.mt" cpu 2 3 peak || fail "cpu --profile JSON report with a peak"
+expect_status 0 mt-bench "$work/small.mt" --device cpu --iterations 2 --profile
+grep -q "^peak .*GFLOP/s at 1 thread; copies .*GB/s in" "$work/out" || fail "text report has no peak line"
+grep -q "% peak" "$work/out" || fail "text report has no % peak column"
+cp "$MT_CACHE_DIR/peak.json" "$work/peak.json"
+"$python" - "$MT_CACHE_DIR/peak.json" <<'PY'
+import json, sys
+peak = json.load(open(sys.argv[1]))
+peak["cpu_model"] = "another CPU"
+json.dump(peak, open(sys.argv[1], "w"))
+PY
+expect_status 0 mt-bench "$work/small.mt" --device cpu --iterations 2 --profile --format json
+grep -q "another machine" "$work/err" || fail "a peak file from another machine is not reported"
+check_report "$work/out" "$work/small.mt" cpu 1 2 profile || fail "report with another machine's peak file"
+printf '{"schema": "mt-peak/1", "cpu_model": ' > "$MT_CACHE_DIR/peak.json"
+expect_status 0 mt-bench "$work/small.mt" --device cpu --iterations 2 --profile --format json
+grep -q "peak.json: not used" "$work/err" || fail "a damaged peak file is not reported"
+cp "$work/peak.json" "$MT_CACHE_DIR/peak.json"
+expect_status 2 mt-bench --calibrate-peak "$work/small.mt"
+expect_status 2 mt-bench --calibrate-peak --profile
+MT_CACHE_DIR= expect_status 0 mt-bench --calibrate-peak --threads 1
+grep -q "not stored" "$work/out" || fail "an empty MT_CACHE_DIR still stored the peak"
 
 echo "== --min-time, and the model read from standard input"
 expect_status 0 mt-bench --device cpu --warmup 0 --min-time 0.05 --format json - < "$work/small.mt"

@@ -85,8 +85,10 @@ const std::map<std::string, double, std::less<>> kFp16Tolerance = {
     {"where", kCopy},
 };
 
-PlanOptions cpu_options(int threads, bool own_kernels = true, bool winograd = true) {
+PlanOptions cpu_options(int threads, bool own_kernels = true, bool winograd = true, bool depthwise_and_stems = true) {
   PlanOptions options;
+  options.depthwise = depthwise_and_stems;
+  options.stem_conv = depthwise_and_stems;
   options.threads = threads;
   options.packed_gemm = own_kernels;
   options.int8_vnni = own_kernels;
@@ -118,8 +120,11 @@ PrepackOptions packed_in(const std::string& precision) {
 // operator is tiled differently from its convolution one, so linear is run again too.
 const std::set<std::string, std::less<>> kOwnCpuKernelOps = {"conv2d",      "linear", "hardswish",       "silu",
                                                              "hardsigmoid", "mul",    "global_avg_pool", "concat"};
-// Winograd takes 3x3 stride-1 conv2d only (tests/ops/cases_conv.cpp has cases large enough).
+// Winograd takes 3x3 stride-1 conv2d only (tests/ops/cases_conv.cpp has cases large enough); our
+// depthwise kernel takes conv2d's depthwise 3x3 and 5x5 ones, our stem kernel those of 1 to 4 input
+// channels.
 const std::set<std::string, std::less<>> kWinogradOps = {"conv2d"};
+const std::set<std::string, std::less<>> kDepthwiseOps = {"conv2d"};
 // mt-prepack stores conv and linear weights for cpu (packed for this CPU's kernels, or OHWI), and conv
 // and linear weights for vulkan.
 const std::set<std::string, std::less<>> kCpuPrepackedOps = {"conv2d", "conv_transpose2d", "linear"};
@@ -146,6 +151,10 @@ const std::vector<Variant>& option_matrix() {
       {.name = "cpu, XNNPACK GEMMs and int8, 2 threads", .backend = "cpu", .options = cpu_options(2, false),
        .ops = kOwnCpuKernelOps},
       {.name = "cpu, no Winograd, 1 thread", .backend = "cpu", .options = cpu_options(1, true, false), .ops = kWinogradOps},
+      // Where the CPU has AVX-512F depthwise and stem convs run on our own kernels: XNNPACK's (and
+      // the packed GEMM's gathered rows for stems), at 2 threads.
+      {.name = "cpu, XNNPACK depthwise and stems, 2 threads", .backend = "cpu",
+       .options = cpu_options(2, true, true, false), .ops = kDepthwiseOps},
       {.name = "cpu, prepacked, 1 thread", .backend = "cpu", .options = cpu_options(1), .prepack = PrepackOptions{},
        .ops = kCpuPrepackedOps},
       // Prepacked for a CPU without our AVX-512 kernels (Winograd's points, OHWI), planned as on one.

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cpu/engines/epilogue.h"
+
 namespace mt::cpu {
 
 // Whether the packed GEMM can run here: the CPU has AVX-512F. Plans use it where this holds and
@@ -40,8 +42,12 @@ PackedWeights pack_gemm_weights(void* memory, const float* w, size_t ldw, const 
 // aligned), without reading them.
 PackedWeights packed_gemm_view(const void* memory, size_t k, size_t n);
 
-// C[m x n] (row stride ldc) = clamp(A[m x k] (row stride lda) B + bias, low, high), split across
-// the pool's threads by blocks of 8 rows and panels. Requires packed_gemm_enabled().
+// C[m x n] (row stride ldc) = epilogue(A[m x k] (row stride lda) B + bias), split across the
+// pool's threads by blocks of 8 rows and panels; the epilogue's residual has C's row stride.
+// Requires packed_gemm_supported().
+void packed_gemm(const PackedWeights& weights, size_t m, const float* a, size_t lda, float* c, size_t ldc,
+                 const Epilogue& epilogue, pthreadpool_t pool);
+// The same with the output stage a clamp to [low, high] only.
 void packed_gemm(const PackedWeights& weights, size_t m, const float* a, size_t lda, float* c, size_t ldc, float low,
                  float high, pthreadpool_t pool);
 
@@ -67,7 +73,12 @@ inline bool inside(int64_t i, size_t size) { return i >= 0 && i < static_cast<in
 // channels, else 128 to 512 weights per output channel (gathered into contiguous rows).
 bool packed_conv_fits(size_t kernel_h, size_t kernel_w, size_t channels);
 
-// y (NHWC, weights.n channels) = clamp(conv(x) + bias). `zeros` holds `channels` zeros.
+// y (NHWC, weights.n channels) = epilogue(conv(x) + bias), the residual NHWC as y. `zeros` holds
+// `channels` zeros. A tap that is in the padding for every pixel of a block of rows is skipped (a
+// dilated conv's many such taps cost nothing).
+void packed_conv(const PackedWeights& weights, const PackedConvShape& shape, const float* x, const float* zeros,
+                 float* y, const Epilogue& epilogue, pthreadpool_t pool);
+// The same with the output stage a clamp to [low, high] only.
 void packed_conv(const PackedWeights& weights, const PackedConvShape& shape, const float* x, const float* zeros,
                  float* y, float low, float high, pthreadpool_t pool);
 

@@ -6,7 +6,10 @@
 // CPUs convs with one group run on our own packed GEMM (packed_gemm.h) instead: 1x1 stride-1
 // ones as plain GEMMs, others as indirect GEMMs, their weights read in place where mt-prepack
 // stored them packed (packed_forms.h). 3x3 stride-1 convolutions large enough to pay go to
-// winograd_conv.cpp instead. conv2d_kernel is the choice, for planning and for mt-prepack.
+// winograd_conv.cpp instead, and on AVX-512 CPUs 3x3 and 5x5 depthwise ones to our own
+// depthwise_conv.h and those of 1 to 4 input channels (a network's stem) to stem_conv.h. Our own
+// engines also run the hardswish / silu and residual add after the conv in their output stage
+// (conv_fusion.h). conv2d_kernel is the choice, for planning and for mt-prepack.
 #include <algorithm>
 #include <vector>
 
@@ -14,11 +17,14 @@
 
 #include "kernels/cpu/engines/conv_gemm.h"
 #include "kernels/cpu/engines/conv_transpose_direct.h"
+#include "kernels/cpu/engines/depthwise_conv.h"
 #include "kernels/cpu/engines/gemm_slices.h"
 #include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/ops/conv_fusion.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/engines/packed_gemm.h"
 #include "kernels/cpu/plan/packed_forms.h"
+#include "kernels/cpu/engines/stem_conv.h"
 #include "kernels/cpu/plan/prepack.h"
 #include "kernels/cpu/engines/winograd_conv.h"
 
@@ -71,7 +77,7 @@ bool is_pointwise(const Conv2d& a) {
 }
 
 // The kernels a float32 conv2d runs on; conv2d_kernel picks one for planning and for mt-prepack.
-enum class Conv2dKernel { runtime_weights, winograd4, winograd2, gemm_pointwise, gemm_indirect, xnnpack };
+enum class Conv2dKernel { runtime_weights, winograd4, winograd2, depthwise, gemm_pointwise, stem, gemm_indirect, xnnpack };
 
 Conv2dKernel conv2d_kernel(const Graph& graph, const Node& node, const KernelPaths& paths) {
   const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
@@ -86,12 +92,31 @@ Conv2dKernel conv2d_kernel(const Graph& graph, const Node& node, const KernelPat
     if (tile == 2) return Conv2dKernel::winograd2;
   }
   const Conv2d a = conv_attrs(node, w.shape);
+  const bool depthwise = a.groups > 1 && w.shape[1] == 1 && w.shape[0] == xs[1] && a.groups == w.shape[0];
+  if (depthwise && paths.depthwise && depthwise_fits(a.kh, a.kw, a.stride_w, a.dilation_w))
+    return Conv2dKernel::depthwise;
   // The packed GEMM pads the output channels to 32-column panels: from 16 channels on, that at
   // most doubles the packed weights (fewer stay with XNNPACK, which pads to 16).
   const bool packed = paths.packed_gemm && a.groups == 1 && w.shape[0] >= 16;
   if (packed && is_pointwise(a)) return Conv2dKernel::gemm_pointwise;
+  const auto in_channels = static_cast<size_t>(w.shape[1]), out_channels = static_cast<size_t>(w.shape[0]);
+  if (paths.stem_conv && a.groups == 1 && stem_conv_fits(in_channels, out_channels, a.kh, a.kw))
+    return Conv2dKernel::stem;
   if (packed && packed_conv_fits(a.kh, a.kw, static_cast<size_t>(w.shape[1]))) return Conv2dKernel::gemm_indirect;
   return Conv2dKernel::xnnpack;
+}
+
+// The step's pointers: x, y, then the fused add's residual if there is one.
+std::vector<Value> step_values(const Value& x, const FusedValues& out) {
+  std::vector<Value> values{x, out.y};
+  if (out.residual) values.push_back(*out.residual);
+  return values;
+}
+
+// The epilogue with this run's residual pointer (the step's third, when fused).
+Epilogue with_residual(Epilogue e, Pointers p) {
+  if (p.size() > 2) e.residual = static_cast<const float*>(p[2]);
+  return e;
 }
 
 // A 1x1 stride-1 conv is one GEMM over the NHWC pixels, [pixels x C] x [C x M], run by our
@@ -101,34 +126,88 @@ void plan_pointwise(NodeContext& c, const Conv2d& a) {
   const auto out_channels = static_cast<size_t>(ws[0]), in_channels = static_cast<size_t>(ws[1]);
   const PackedWeights w = packed_gemm_view(packed_weights(c, 1, CpuLayout::gemm), in_channels, out_channels);
   const Value x = c.input(0, nhwc_layout());
-  const Value y = c.output(0, nhwc_layout());
+  const ConvFusion fusion = conv_fusion(c);
+  const FusedValues out = fused_values(c, fusion);
   const size_t pixels = count_of(x) / in_channels;
-  const float low = a.low, high = a.high;
-  c.add_kernel({x, y}, [w, pixels, in_channels, out_channels, low, high](Pointers p, pthreadpool_t pool) {
+  const Epilogue e = epilogue_of(a.low, a.high, fusion);
+  c.add_kernel(step_values(x, out), [w, pixels, in_channels, out_channels, e](Pointers p, pthreadpool_t pool) {
     packed_gemm(w, pixels, static_cast<const float*>(p[0]), in_channels, static_cast<float*>(p[1]), out_channels,
-                low, high, pool);
+                with_residual(e, p), pool);
   });
+}
+
+PackedConvShape conv_shape(const NodeContext& c, const Conv2d& a) {
+  const Shape& xs = c.input_info(0).shape;  // N, C, H, W
+  const Shape& ys = c.output_info(0).shape;
+  return PackedConvShape{.n = static_cast<size_t>(xs[0]),
+                         .h = static_cast<size_t>(xs[2]),
+                         .w = static_cast<size_t>(xs[3]),
+                         .channels = static_cast<size_t>(xs[1]),
+                         .out_h = static_cast<size_t>(ys[2]),
+                         .out_w = static_cast<size_t>(ys[3]),
+                         .kernel_h = a.kh,
+                         .kernel_w = a.kw,
+                         .stride_h = a.stride_h,
+                         .stride_w = a.stride_w,
+                         .dilation_h = a.dilation_h,
+                         .dilation_w = a.dilation_w,
+                         .pad_top = a.pad_top,
+                         .pad_left = a.pad_left};
 }
 
 // Other one-group convs run as indirect GEMMs over the input pixels (packed_gemm.h).
 void plan_indirect(NodeContext& c, const Conv2d& a) {
-  const Shape& xs = c.input_info(0).shape;  // N, C, H, W
-  const Shape& ys = c.output_info(0).shape;
-  const auto out_channels = static_cast<size_t>(ys[1]), channels = static_cast<size_t>(xs[1]);
+  const PackedConvShape shape = conv_shape(c, a);
+  const size_t out_channels = static_cast<size_t>(c.output_info(0).shape[1]), channels = shape.channels;
   const size_t k = size_t{a.kh} * a.kw * channels;
   const PackedWeights w = packed_gemm_view(packed_weights(c, 1, CpuLayout::gemm), k, out_channels);
   const auto* zeros = static_cast<const float*>(c.keep(channels * sizeof(float)));  // the padding's pixel
-  const PackedConvShape shape{.n = static_cast<size_t>(xs[0]), .h = static_cast<size_t>(xs[2]),
-                              .w = static_cast<size_t>(xs[3]), .channels = channels,
-                              .out_h = static_cast<size_t>(ys[2]), .out_w = static_cast<size_t>(ys[3]),
-                              .kernel_h = a.kh, .kernel_w = a.kw, .stride_h = a.stride_h, .stride_w = a.stride_w,
-                              .dilation_h = a.dilation_h, .dilation_w = a.dilation_w, .pad_top = a.pad_top,
-                              .pad_left = a.pad_left};
   const Value x = c.input(0, nhwc_layout());
-  const Value y = c.output(0, nhwc_layout());
-  const float low = a.low, high = a.high;
-  c.add_kernel({x, y}, [w, shape, zeros, low, high](Pointers p, pthreadpool_t pool) {
-    packed_conv(w, shape, static_cast<const float*>(p[0]), zeros, static_cast<float*>(p[1]), low, high, pool);
+  const ConvFusion fusion = conv_fusion(c);
+  const FusedValues out = fused_values(c, fusion);
+  const Epilogue e = epilogue_of(a.low, a.high, fusion);
+  c.add_kernel(step_values(x, out), [w, shape, zeros, e](Pointers p, pthreadpool_t pool) {
+    packed_conv(w, shape, static_cast<const float*>(p[0]), zeros, static_cast<float*>(p[1]), with_residual(e, p), pool);
+  });
+}
+
+// A depthwise conv (one input and one output channel per group) on depthwise_conv.h.
+void plan_depthwise(NodeContext& c, const Conv2d& a) {
+  const PackedConvShape shape = conv_shape(c, a);
+  const PackedDepthwise w{.data = static_cast<const float*>(packed_weights(c, 1, CpuLayout::depthwise)),
+                          .channels = shape.channels, .kernel_h = a.kh, .kernel_w = a.kw};
+  const Value x = c.input(0, nhwc_layout());
+  const ConvFusion fusion = conv_fusion(c);
+  const FusedValues out = fused_values(c, fusion);
+  const Epilogue e = epilogue_of(a.low, a.high, fusion);
+  c.add_kernel(step_values(x, out), [w, shape, e](Pointers p, pthreadpool_t pool) {
+    depthwise_conv(w, shape, static_cast<const float*>(p[0]), static_cast<float*>(p[1]), with_residual(e, p), pool);
+  });
+}
+
+// Where element (n, c, y, x) of `value` is, in floats: its layout's strides of the logical dims.
+StemStrides strides_of(const Value& value) {
+  const Shape physical = value.physical();
+  std::vector<size_t> stride(physical.size(), 1);
+  for (size_t k = physical.size(); k-- > 1;) stride[k - 1] = stride[k] * static_cast<size_t>(physical[k]);
+  const auto of = [&](int axis) { return stride[static_cast<size_t>(physical_axis(value.layout, axis))]; };
+  return StemStrides{.image = of(0), .channel = of(1), .row = of(2), .column = of(3)};
+}
+
+// A one-group conv of 1 to 4 input channels (a stem) on stem_conv.h, reading the input in the
+// layout it has (a caller's NCHW image needs no reordering).
+void plan_stem(NodeContext& c, const Conv2d& a) {
+  const PackedConvShape shape = conv_shape(c, a);
+  const size_t out_channels = static_cast<size_t>(c.output_info(0).shape[1]);
+  const PackedStem w{.data = static_cast<const float*>(packed_weights(c, 1, CpuLayout::stem)),
+                     .in_channels = shape.channels, .out_channels = out_channels, .kernel_h = a.kh, .kernel_w = a.kw};
+  const Value x = c.input(0);
+  const StemStrides strides = strides_of(x);
+  const ConvFusion fusion = conv_fusion(c);
+  const FusedValues out = fused_values(c, fusion);
+  const Epilogue e = epilogue_of(a.low, a.high, fusion);
+  c.add_kernel(step_values(x, out), [w, shape, strides, e](Pointers p, pthreadpool_t pool) {
+    stem_conv(w, shape, static_cast<const float*>(p[0]), strides, static_cast<float*>(p[1]), with_residual(e, p), pool);
   });
 }
 
@@ -142,6 +221,8 @@ std::optional<CpuLayout> conv2d_weight_layout(const Graph& graph, const Node& no
     case Conv2dKernel::winograd2: return paths.packed_gemm ? CpuLayout::winograd2_gemm : CpuLayout::winograd2;
     case Conv2dKernel::gemm_pointwise:
     case Conv2dKernel::gemm_indirect: return CpuLayout::gemm;
+    case Conv2dKernel::depthwise: return CpuLayout::depthwise;
+    case Conv2dKernel::stem: return CpuLayout::stem;
     case Conv2dKernel::runtime_weights:
     case Conv2dKernel::xnnpack: break;
   }
@@ -151,12 +232,22 @@ std::optional<CpuLayout> conv2d_weight_layout(const Graph& graph, const Node& no
 void pack_conv2d_weights(const Graph& graph, const Node& node, CpuLayout layout, void* memory) {
   const TensorInfo& w = graph.tensor(node.inputs[1]);
   const auto m = static_cast<size_t>(w.shape[0]), c = static_cast<size_t>(w.shape[1]);
+  const auto kh = static_cast<size_t>(w.shape[2]), kw = static_cast<size_t>(w.shape[3]);
+  const bool has_bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+  const float* bias = has_bias ? graph.tensor(node.inputs[2]).data.as<float>().data() : nullptr;
+  if (layout == CpuLayout::depthwise) {  // OIHW with one input channel per group: also OHWI's bytes
+    pack_depthwise_weights(memory, w.data.as<float>().data(), bias, kh, kw, m);
+    return;
+  }
+  if (layout == CpuLayout::stem) {
+    const ConstData ohwi = ohwi_weights(w);
+    pack_stem_weights(memory, ohwi.as<float>().data(), bias, c, m, kh, kw);
+    return;
+  }
   if (layout == CpuLayout::gemm) {
-    const size_t k = c * static_cast<size_t>(w.shape[2] * w.shape[3]);
-    const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+    const size_t k = c * kh * kw;
     const ConstData ohwi = ohwi_weights(w);  // a 1x1 kernel's OIHW weights are OHWI already
-    pack_gemm_weights(memory, ohwi.as<float>().data(), k,
-                      bias ? graph.tensor(node.inputs[2]).data.as<float>().data() : nullptr, k, m);
+    pack_gemm_weights(memory, ohwi.as<float>().data(), k, bias, k, m);
     return;
   }
   const bool f4 = layout == CpuLayout::winograd4 || layout == CpuLayout::winograd4_gemm;
@@ -194,7 +285,9 @@ void plan_conv2d(NodeContext& c) {
     case Conv2dKernel::runtime_weights: return plan_conv2d_runtime_weights(c);
     case Conv2dKernel::winograd4: return plan_conv2d_winograd(c, 4);
     case Conv2dKernel::winograd2: return plan_conv2d_winograd(c, 2);
+    case Conv2dKernel::depthwise: return plan_depthwise(c, a);
     case Conv2dKernel::gemm_pointwise: return plan_pointwise(c, a);
+    case Conv2dKernel::stem: return plan_stem(c, a);
     case Conv2dKernel::gemm_indirect: return plan_indirect(c, a);
     case Conv2dKernel::xnnpack: break;
   }

@@ -1,8 +1,16 @@
-// The activation ops XNNPACK (2022) lacks, as vectorisable loops over vec_math.h.
+// The activation ops XNNPACK (2022) lacks, as vectorisable loops over vec_math.h; silu on AVX-512F
+// CPUs as the float32 convs' output stage computes it (epilogue_avx512.h), 3x the AVX2 loop's speed.
 #include "kernels/cpu/ops/unary_portable.h"
 
 #include <cmath>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include "kernels/cpu/engines/epilogue_avx512.h"
+#endif
+
+#include "kernels/cpu/engines/cpu_features.h"
 #include "kernels/cpu/ops/ops.h"
 
 namespace mt::cpu {
@@ -28,7 +36,41 @@ std::optional<std::string> check_gelu(const Graph& graph, const Node& node) {
 }
 
 void plan_tanh(NodeContext& c) { plan_unary_map(c, [](float x) { return vm::tanh(x); }); }
-void plan_silu(NodeContext& c) { plan_unary_map(c, [](float x) { return x / (1.0f + vm::exp(-x)); }); }
+#if defined(__x86_64__)
+namespace {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"  // AVX-512 intrinsics' pass-through operands (epilogue_avx512.h)
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+__attribute__((target("avx512f"))) void silu_avx512(const float* in, float* out, size_t begin, size_t end) {
+  size_t i = begin;
+  for (; i + 16 <= end; i += 16) _mm512_storeu_ps(out + i, avx512::silu(_mm512_loadu_ps(in + i)));
+  if (i < end) {
+    const __mmask16 rest = static_cast<__mmask16>((1u << (end - i)) - 1);
+    _mm512_mask_storeu_ps(out + i, rest, avx512::silu(_mm512_maskz_loadu_ps(rest, in + i)));
+  }
+}
+#pragma GCC diagnostic pop
+}  // namespace
+#endif
+
+void plan_silu(NodeContext& c) {
+#if defined(__x86_64__)
+  if (cpu_has_avx512f()) {
+    const Value x = c.input(0);
+    const Value y = c.output(0, x.layout);
+    const size_t n = count_of(x);
+    c.add_kernel({x, y}, [n](Pointers p, pthreadpool_t pool) {
+      parallel_chunks(pool, n, 16384, [&](size_t begin, size_t end) {
+        silu_avx512(static_cast<const float*>(p[0]), static_cast<float*>(p[1]), begin, end);
+      });
+    });
+    return;
+  }
+#endif
+  plan_unary_map(c, [](float x) { return x / (1.0f + vm::exp(-x)); });
+}
 void plan_erf(NodeContext& c) { plan_unary_map(c, [](float x) { return vm::erf(x); }); }
 void plan_exp(NodeContext& c) { plan_unary_map(c, [](float x) { return vm::exp(x); }); }
 void plan_log(NodeContext& c) { plan_unary_map(c, [](float x) { return std::log(x); }); }

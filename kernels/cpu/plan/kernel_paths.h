@@ -13,6 +13,9 @@ struct KernelPaths {
   bool packed_gemm = false;  // AVX-512F: our packed GEMM (engines/packed_gemm.h)
   bool int8_vnni = false;    // AVX512-VNNI, BW, VL and VBMI: our int8 kernels (engines/int8_vnni.h)
   bool avx2_fma = false;     // AVX2 + FMA: the compiled variants of portable loops
+  bool depthwise = false;    // AVX-512F: our float32 depthwise convs (engines/depthwise_conv.h)
+  bool stem_conv = false;    // AVX-512F: our float32 convs of 1 to 4 input channels (engines/stem_conv.h)
+  bool conv_fusion = true;   // our float32 conv engines run the following activation and add (ops/conv_fusion.h)
 };
 
 // The best target this CPU runs every kernel of: avx512, avx2 or generic (aarch64: generic).

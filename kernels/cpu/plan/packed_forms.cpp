@@ -59,6 +59,9 @@ constexpr LayoutLine kLayouts[] = {
      {kVnni, &PlanOptions::int8_vnni, "MT_CPU_INT8_VNNI", "the int8 VNNI GEMM", kAvx512Int8}},
     {CpuLayout::vnni_depthwise,
      {kVnni, &PlanOptions::int8_vnni, "MT_CPU_INT8_VNNI", "the int8 VNNI depthwise conv", kAvx512Int8}},
+    {CpuLayout::depthwise,
+     {&KernelPaths::depthwise, &PlanOptions::depthwise, "MT_CPU_DEPTHWISE", "the depthwise conv", kAvx512f}},
+    {CpuLayout::stem, {&KernelPaths::stem_conv, &PlanOptions::stem_conv, "MT_CPU_STEM_CONV", "the stem conv", kAvx512f}},
 };
 
 const PackedOp* packed_op(const Graph& graph, const Node& node) {

@@ -9,8 +9,10 @@
 #include <cstring>
 
 #include "kernels/cpu/plan/kernel_table.h"
+#include "kernels/cpu/engines/depthwise_conv.h"
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/engines/stem_conv.h"
 #include "kernels/cpu/engines/permute.h"
 #include "kernels/cpu/plan/prepack.h"
 #include "kernels/cpu/engines/winograd_conv.h"

@@ -140,6 +140,12 @@ class NodeContext {
   bool int8_vnni() const { return builder_.paths.int8_vnni; }
   // Whether portable loops may run their AVX2+FMA compilation.
   bool avx2_fma() const { return builder_.paths.avx2_fma; }
+  // Whether float32 depthwise convs may run on depthwise_conv.h instead of XNNPACK.
+  bool depthwise() const { return builder_.paths.depthwise; }
+  // Whether float32 convs of 1 to 4 input channels may run on stem_conv.h.
+  bool stem_conv() const { return builder_.paths.stem_conv; }
+  // Whether our float32 conv engines may absorb following nodes into their output stage (epilogue.h).
+  bool conv_fusion() const { return builder_.paths.conv_fusion; }
 
   size_t num_inputs() const { return node_.inputs.size(); }
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
@@ -175,6 +181,10 @@ class NodeContext {
   Value tensor(const std::string& name, const Layout& layout) { return builder_.convert(name, layout, node_index_); }
   // Marks `consumer` planned by this node and gives a new arena buffer for its output i.
   Value fused_output(size_t consumer, size_t i, const Layout& layout);
+  // The node that alone reads `tensor`, once, if it is not a graph output (chains of fusions).
+  std::optional<size_t> sole_consumer_of(const std::string& tensor) const { return builder_.sole_consumer(tensor); }
+  // Marks `consumer` planned by this node without storing its outputs: their only reader is fused too.
+  void fuse_through(size_t consumer) { builder_.fuse(consumer); }
   // Output i is `source`'s bytes seen with the output's shape and `layout` (no step, no copy).
   Value alias(size_t i, const Value& source, const Layout& layout, size_t extra_offset = 0);
   // A constant the planner computed into keep() memory, row-major.

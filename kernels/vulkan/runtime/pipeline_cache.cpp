@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "kernels/vulkan/runtime/shader_binaries.h"
+#include "lib/core/cache_dir.h"
 #include "lib/core/error.h"
 #include "lib/core/file_io.h"
 
@@ -48,16 +49,8 @@ uint64_t shaders_hash() {
 }
 
 std::string pipeline_cache_path(const DeviceInfo& device) {
-  std::filesystem::path dir;
-  if (const char* own = std::getenv("MT_CACHE_DIR"); own != nullptr) {
-    if (own[0] == '\0') return "";  // MT_CACHE_DIR= (empty): no pipeline cache file
-    dir = own;
-  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/')
-    dir = std::filesystem::path(xdg) / "mt";
-  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0')
-    dir = std::filesystem::path(home) / ".cache" / "mt";
-  else
-    return "";
+  const std::filesystem::path dir = cache_directory();
+  if (dir.empty()) return "";  // MT_CACHE_DIR= (empty), or no home: no pipeline cache file
   const std::string name = fmt::format("vulkan-{:04x}-{:04x}-{:x}-{}-{:016x}.cache", device.vendor_id, device.device_id,
                                        device.driver_version,
                                        hex(device.pipeline_cache_uuid.data(), device.pipeline_cache_uuid.size()),

@@ -41,32 +41,34 @@ TEST_CASE("cpu layout: transpose output layout keeps bytes in place") {
 }
 
 TEST_CASE("cpu permute: every permutation of a 4-D tensor, 1 and 4 byte elements") {
-  const Shape shape{3, 1, 5, 7};
-  std::vector<int> perm{0, 1, 2, 3};
-  do {
-    INFO("perm ", perm[0], perm[1], perm[2], perm[3]);
-    std::vector<float> in(numel(shape));
-    std::iota(in.begin(), in.end(), 0.0f);
-    std::vector<float> out(in.size(), -1.0f);
-    cpu::Permute(shape, perm, sizeof(float)).run(in.data(), out.data(), nullptr);
-    Shape out_shape(4);
-    for (int k = 0; k < 4; ++k) out_shape[k] = shape[perm[k]];
-    std::vector<int64_t> in_strides{35, 35, 7, 1};
-    size_t i = 0;
-    for (int64_t a = 0; a < out_shape[0]; ++a)
-      for (int64_t b = 0; b < out_shape[1]; ++b)
-        for (int64_t c = 0; c < out_shape[2]; ++c)
-          for (int64_t d = 0; d < out_shape[3]; ++d, ++i) {
-            const int64_t idx[4] = {a, b, c, d};
-            int64_t source = 0;
-            for (int k = 0; k < 4; ++k) source += idx[k] * in_strides[perm[k]];
-            REQUIRE(out[i] == in[static_cast<size_t>(source)]);
-          }
-    std::vector<uint8_t> small(in.size()), small_out(in.size());
-    for (size_t j = 0; j < small.size(); ++j) small[j] = static_cast<uint8_t>(in[j]);
-    cpu::Permute(shape, perm, 1).run(small.data(), small_out.data(), nullptr);
-    for (size_t j = 0; j < small.size(); ++j) REQUIRE(small_out[j] == static_cast<uint8_t>(out[j]));
-  } while (std::next_permutation(perm.begin(), perm.end()));
+  // The second shape has dims of 2: some permutations interleave two rows (a channel shuffle).
+  for (const Shape& shape : {Shape{3, 1, 5, 7}, Shape{2, 5, 2, 7}}) {
+    std::vector<int> perm{0, 1, 2, 3};
+    do {
+      INFO("shape ", shape_str(shape), " perm ", perm[0], perm[1], perm[2], perm[3]);
+      std::vector<float> in(numel(shape));
+      std::iota(in.begin(), in.end(), 0.0f);
+      std::vector<float> out(in.size(), -1.0f);
+      cpu::Permute(shape, perm, sizeof(float)).run(in.data(), out.data(), nullptr);
+      Shape out_shape(4);
+      for (int k = 0; k < 4; ++k) out_shape[k] = shape[perm[k]];
+      const std::vector<int64_t> in_strides{shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1};
+      size_t i = 0;
+      for (int64_t a = 0; a < out_shape[0]; ++a)
+        for (int64_t b = 0; b < out_shape[1]; ++b)
+          for (int64_t c = 0; c < out_shape[2]; ++c)
+            for (int64_t d = 0; d < out_shape[3]; ++d, ++i) {
+              const int64_t idx[4] = {a, b, c, d};
+              int64_t source = 0;
+              for (int k = 0; k < 4; ++k) source += idx[k] * in_strides[perm[k]];
+              REQUIRE(out[i] == in[static_cast<size_t>(source)]);
+            }
+      std::vector<uint8_t> small(in.size()), small_out(in.size());
+      for (size_t j = 0; j < small.size(); ++j) small[j] = static_cast<uint8_t>(in[j]);
+      cpu::Permute(shape, perm, 1).run(small.data(), small_out.data(), nullptr);
+      for (size_t j = 0; j < small.size(); ++j) REQUIRE(small_out[j] == static_cast<uint8_t>(out[j]));
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
 }
 
 TEST_CASE("cpu permute: large NCHW <-> NHWC across a pool") {

@@ -4,8 +4,10 @@
 // (a CPU without the instructions, MT_CPU_TARGET, a switch) refuses the model before planning; the
 // reader's sizes agree with the engines' packing functions; a model in memory of other alignment is
 // copied rather than misread.
+#include "kernels/cpu/engines/depthwise_conv.h"
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/engines/stem_conv.h"
 #include "kernels/cpu/engines/winograd_conv.h"
 #include "kernels/cpu/plan/kernel_paths.h"
 #include "kernels/cpu/plan/packed_forms.h"
@@ -134,9 +136,15 @@ TEST_CASE("cpu packed forms: the reader's sizes of the cpu layouts are the engin
       CHECK(stored_byte_size(DType::i8, {s(n), s(k), 5, 5}, "cpu_vnni_gemm") == cpu::int8_gemm_bytes(25, k, n));
       CHECK(stored_byte_size(DType::i8, {s(n), s(k), 3, 3}, "cpu_vnni_gemm_gathered") ==
             cpu::int8_gemm_bytes(1, 9 * k, n));
-      for (size_t kernel : {3, 5})
+      for (size_t kernel : {3, 5}) {
         CHECK(stored_byte_size(DType::i8, {s(n), 1, s(kernel), s(kernel)}, "cpu_vnni_depthwise") ==
               cpu::int8_depthwise_bytes(kernel, n));
+        CHECK(stored_byte_size(DType::f32, {s(n), 1, s(kernel), s(kernel)}, "cpu_depthwise") ==
+              cpu::depthwise_bytes(kernel, kernel, n));
+      }
+      for (size_t channels : {1, 3, 4})
+        CHECK(stored_byte_size(DType::f32, {s(n), s(channels), 7, 5}, "cpu_stem") ==
+              cpu::stem_bytes(channels, n, 7, 5));
     }
 }
 
@@ -144,28 +152,28 @@ TEST_CASE("cpu packed forms: --cpu avx512 stores every weight as its kernel read
   const GraphBuilder plain = float_network();
   GraphBuilder packed = plain;
   const cpu::PrepackStats stats = cpu::prepack_graph(packed.graph, PrepackOptions{.cpu_target = CpuTarget::avx512});
-  CHECK(stats.weights_packed == 5);
-  CHECK(stats.weights_reordered == 2);
+  CHECK(stats.weights_packed == 6);
+  CHECK(stats.weights_reordered == 1);
   const std::map<std::string, std::string> expected_layouts{{"pointwise", "cpu_gemm"},
                                                             {"pb", ""},
                                                             {"winograd4", "cpu_winograd4_gemm"},
                                                             {"wb", ""},
                                                             {"strided", "cpu_gemm"},
                                                             {"winograd2", "cpu_winograd2_gemm"},
-                                                            {"depthwise", "ohwi"},
+                                                            {"depthwise", "cpu_depthwise"},
                                                             {"narrow", "ohwi"},
                                                             {"fc", "cpu_gemm"},
                                                             {"fcb", ""},
                                                             {"head", ""}};
   CHECK(layouts(packed.graph) == expected_layouts);
   CHECK(packed.graph.metadata["prepack"]["target"] == "avx512");
-  CHECK(packed.graph.metadata["prepack"]["weights_packed"] == 5);
+  CHECK(packed.graph.metadata["prepack"]["weights_packed"] == 6);
 
   if (cpu::native_target() != CpuTarget::avx512) {
     CHECK(contains(refusal(packed.graph, {}), "which this CPU lacks"));
     return;
   }
-  // The packed copies of the unpacked model, none (the depthwise and narrow convs' XNNPACK packing
+  // The packed copies of the unpacked model, none (the narrow conv's XNNPACK packing
   // and a few zeros aside) for the prepacked one; the same results bit for bit, at 1 and 2 threads.
   const size_t weights = 32 * 16 + 3 * 32 * 32 * 9 + 20 * 8;
   CHECK(packed_bytes(plain.graph) > weights * sizeof(float));
@@ -241,7 +249,7 @@ TEST_CASE("cpu packed forms: a plan whose kernels differ refuses the model, nami
   CHECK(
       capped ==
       "tensor 'pointwise' is stored for the packed GEMM (layout 'cpu_gemm'), but the packed GEMM needs AVX-512F, which "
-      "the target generic (MT_CPU_TARGET) excludes (and 4 more weights): plan the model from before mt-prepack, or "
+      "the target generic (MT_CPU_TARGET) excludes (and 5 more weights): plan the model from before mt-prepack, or "
       "prepack it for this CPU (mt-prepack --cpu)");
   if (cpu::packed_gemm_supported()) {
     PlanOptions off;

@@ -1,8 +1,10 @@
 // The AVX-512 packed GEMM (kernels/cpu/engines/packed_gemm.h) against a double-precision loop: row counts
 // around its 8-row blocks, column counts around its 32-column panels (masked stores), row strides
-// wider than the matrices (nothing outside them is read or written), bias or none, clamps, one and
-// two threads; PlanOptions::packed_gemm turning it off. Tolerance: 1e-5 of the sum of |a b| terms
-// (fp32 accumulation over k terms). On a CPU without AVX-512F there is nothing to test.
+// wider than the matrices (nothing outside them is read or written), bias or none, clamps, the
+// other output stages (hardswish, silu, a residual add with its clamp), one and two threads;
+// PlanOptions::packed_gemm turning it off. Tolerance: 1e-5 of the sum of |a b| terms (fp32
+// accumulation over k terms), plus 2e-6 of the value for silu. On a CPU without AVX-512F there is
+// nothing to test.
 #include <pthreadpool.h>
 
 #include <cmath>
@@ -14,26 +16,27 @@
 
 #include "kernels/cpu/engines/packed_gemm.h"
 #include "kernels/cpu/plan/plan_builder.h"
+#include "tests/unit/cpu/epilogue_reference.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 
 namespace mt::test {
 namespace {
 
-void check_gemm(size_t m, size_t n, size_t k, bool with_bias, float low, float high, pthreadpool_t pool) {
+void check_gemm(size_t m, size_t n, size_t k, bool with_bias, cpu::Epilogue e, bool residual, pthreadpool_t pool) {
   const size_t lda = k + 3, ldc = n + 5;
   std::mt19937 rng(static_cast<unsigned>(m * 131 + n * 7 + k));
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(m * lda), w(n * k), bias(n);
-  for (float& v : a) v = dist(rng);
-  for (float& v : w) v = dist(rng);
-  for (float& v : bias) v = dist(rng);
+  std::vector<float> a(m * lda), w(n * k), bias(n), r(m * ldc);
+  for (auto* values : {&a, &w, &bias, &r})
+    for (float& v : *values) v = dist(rng);
   const float sentinel = 12345.0f;
   std::vector<float> c(m * ldc, sentinel);
   const cpu::OwnedBlock memory(cpu::packed_gemm_bytes(k, n));  // aligned as the plan's memory is
   const cpu::PackedWeights packed =
       cpu::pack_gemm_weights(memory.data(), w.data(), k, with_bias ? bias.data() : nullptr, k, n);
-  cpu::packed_gemm(packed, m, a.data(), lda, c.data(), ldc, low, high, pool);
+  if (residual) e.residual = r.data();
+  cpu::packed_gemm(packed, m, a.data(), lda, c.data(), ldc, e, pool);
   const std::string shape = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k);
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < ldc; ++j) {
@@ -47,8 +50,8 @@ void check_gemm(size_t m, size_t n, size_t k, bool with_bias, float low, float h
         sum += static_cast<double>(a[i * lda + p]) * w[j * k + p];
         magnitude += std::fabs(static_cast<double>(a[i * lda + p]) * w[j * k + p]);
       }
-      const double want = std::min<double>(std::max<double>(sum, low), high);
-      if (std::fabs(got - want) > 1e-5 * (magnitude + 1))
+      const double want = reference_epilogue(sum, e, r[i * ldc + j]);
+      if (std::fabs(got - want) > 1e-5 * (magnitude + 1) + 2e-6 * std::fabs(want))
         FAIL_CHECK(shape << " at " << i << "," << j << ": got " << got << ", want " << want);
     }
 }
@@ -65,8 +68,12 @@ TEST_CASE("cpu packed gemm: matches a double-precision loop") {
   for (size_t m : {1, 7, 8, 9, 23})
     for (size_t n : {1, 16, 17, 32, 33, 70})
       for (size_t k : {1, 5, 64}) {
-        check_gemm(m, n, k, true, -inf, inf, nullptr);
-        check_gemm(m, n, k, false, 0.0f, 0.5f, two);
+        check_gemm(m, n, k, true, cpu::Epilogue{.low = -inf, .high = inf}, false, nullptr);
+        check_gemm(m, n, k, false, cpu::Epilogue{.low = 0.0f, .high = 0.5f}, false, two);
+        check_gemm(m, n, k, true, cpu::Epilogue{.activation = cpu::Activation::hardswish}, false, nullptr);
+        check_gemm(m, n, k, true, cpu::Epilogue{.activation = cpu::Activation::silu}, true, two);
+        check_gemm(m, n, k, false, cpu::Epilogue{.low = -0.5f, .residual_low = 0.0f, .residual_high = 1.0f}, true,
+                   nullptr);
       }
   pthreadpool_destroy(two);
 }

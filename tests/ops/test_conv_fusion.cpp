@@ -1,0 +1,249 @@
+// float32 convs followed by a hardswish or silu and a residual add, on the cpu backend in every cpu
+// variant of the option matrix and with PlanOptions::conv_fusion off, against the reference
+// backend (the harness's tolerance, 1e-4 of the output range): on AVX-512 CPUs the planner runs
+// those nodes in the output stage of our own conv engines (kernels/cpu/ops/conv_fusion.h), which the
+// one-node cases of the harness cannot reach. Each graph also states which nodes may be fused and
+// through which engine, and the test checks that exactly those plan no step of their own where that
+// engine runs, and none otherwise. Each ends in a transpose to NHWC, so that no output reordering
+// step is charged to the last node.
+#include <doctest/doctest.h>
+#include <xnnpack.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/plan/kernel_paths.h"
+#include "kernels/cpu/plan/plan_builder.h"
+#include "kernels/reference/reference_backend.h"
+#include "lib/runtime/backend_registry.h"
+#include "tests/ops/op_runner.h"
+#include "tests/ops/option_matrix.h"
+
+namespace mt::optest {
+namespace {
+
+// Builds a float32 graph with seeded random inputs and constants.
+class FusionGraph {
+ public:
+  explicit FusionGraph(uint32_t seed) : rng_(seed) {}
+
+  void input(const std::string& name, Shape shape) {
+    HostArray data{.dtype = DType::f32, .shape = shape, .data = random_floats(numel(shape), 2.0f)};
+    built_.graph.add_tensor({.name = name, .dtype = DType::f32, .shape = std::move(shape)});
+    built_.graph.inputs.push_back(name);
+    built_.inputs.push_back(std::move(data));
+  }
+
+  // y = conv(x) + bias, `group` groups, `pad` on every side, fused clamp [low, high].
+  void conv(const std::string& x, const std::string& y, Shape w_shape, int64_t stride, int64_t pad, int64_t group,
+            double low = -3.4028234663852886e+38, double high = 3.4028234663852886e+38) {
+    const int64_t fan_in = w_shape[1] * w_shape[2] * w_shape[3];
+    add_constant(y + "_w", w_shape, 1.5f / static_cast<float>(fan_in));
+    add_constant(y + "_b", {w_shape[0]}, 0.5f);
+    built_.graph.add_tensor({.name = y, .dtype = DType::f32});
+    built_.graph.nodes.push_back({.name = y + "_conv",
+                                  .op = "conv2d",
+                                  .inputs = {x, y + "_w", y + "_b"},
+                                  .outputs = {y},
+                                  .attrs = {{"strides", Ints{stride, stride}},
+                                            {"pads", Ints{pad, pad, pad, pad}},
+                                            {"dilations", Ints{1, 1}},
+                                            {"group", group},
+                                            {"act_min", low},
+                                            {"act_max", high}}});
+  }
+
+  void unary(const std::string& op, const std::string& x, const std::string& y) {
+    built_.graph.add_tensor({.name = y, .dtype = DType::f32});
+    built_.graph.nodes.push_back({.name = y + "_" + op, .op = op, .inputs = {x}, .outputs = {y}});
+  }
+
+  void add(const std::string& a, const std::string& b, const std::string& y, bool relu = false) {
+    built_.graph.add_tensor({.name = y, .dtype = DType::f32});
+    Node node{.name = y + "_add", .op = "add", .inputs = {a, b}, .outputs = {y}};
+    if (relu) node.attrs["act_min"] = 0.0;
+    built_.graph.nodes.push_back(std::move(node));
+  }
+
+  // out = y in NHWC order: the cpu plan's NHWC result leaves without a reordering step.
+  void to_nhwc(const std::string& y, const std::string& out) {
+    built_.graph.add_tensor({.name = out, .dtype = DType::f32});
+    built_.graph.nodes.push_back({.name = out + "_transpose",
+                                  .op = "transpose",
+                                  .inputs = {y},
+                                  .outputs = {out},
+                                  .attrs = {{"perm", Ints{0, 2, 3, 1}}}});
+  }
+
+  CaseGraph finish(std::vector<std::string> outputs) {
+    built_.graph.outputs = std::move(outputs);
+    built_.graph.infer_shapes();
+    built_.graph.validate();
+    return built_;
+  }
+
+ private:
+  void add_constant(const std::string& name, Shape shape, float scale) {
+    TensorInfo info{.name = name, .dtype = DType::f32, .shape = shape};
+    info.data = random_floats(numel(shape), scale);
+    built_.graph.add_tensor(std::move(info));
+  }
+  ConstData random_floats(int64_t count, float scale) {
+    ConstData data = ConstData::allocate(static_cast<size_t>(count) * sizeof(float));
+    std::uniform_real_distribution<float> values(-scale, scale);
+    auto* f = reinterpret_cast<float*>(data.mutable_data());
+    for (int64_t i = 0; i < count; ++i) f[i] = values(rng_);
+    return data;
+  }
+  std::mt19937 rng_;
+  CaseGraph built_;
+};
+
+enum class Engine { gemm, depthwise, stem };
+
+struct FusionCase {
+  std::string name;
+  CaseGraph built;
+  Engine engine;
+  size_t fusable = 0;  // nodes after a conv that its engine plans into the conv's step
+};
+
+std::vector<FusionCase> fusion_cases() {
+  std::vector<FusionCase> cases;
+  {  // EfficientNet's expansion: 1x1 conv + silu.
+    FusionGraph g(1);
+    g.input("x", {1, 16, 7, 9});
+    g.conv("x", "c", {40, 16, 1, 1}, 1, 0, 1);
+    g.unary("silu", "c", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"pointwise conv + silu", g.finish({"out"}), Engine::gemm, 1});
+  }
+  {  // MobileNetV3's: 3x3 stride-2 conv (indirect GEMM) + hardswish, then a residual add with relu.
+    FusionGraph g(2);
+    g.input("x", {2, 16, 10, 10});
+    g.input("r", {2, 24, 5, 5});
+    g.conv("x", "c", {24, 16, 3, 3}, 2, 1, 1);
+    g.unary("hardswish", "c", "h");
+    g.add("r", "h", "y", true);
+    g.to_nhwc("y", "out");
+    cases.push_back({"3x3 s2 conv + hardswish + add(residual, .) relu", g.finish({"out"}), Engine::gemm, 2});
+  }
+  {  // MobileNetV2's projection: 1x1 conv (a last panel of 8 columns) + residual add.
+    FusionGraph g(3);
+    g.input("x", {1, 48, 6, 6});
+    g.input("r", {1, 40, 6, 6});
+    g.conv("x", "c", {40, 48, 1, 1}, 1, 0, 1);
+    g.add("c", "r", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"pointwise conv + residual add", g.finish({"out"}), Engine::gemm, 1});
+  }
+  {  // Depthwise 3x3 with relu6 clamp, then silu.
+    FusionGraph g(4);
+    g.input("x", {1, 24, 9, 19});
+    g.conv("x", "c", {24, 1, 3, 3}, 1, 1, 24, 0.0, 6.0);
+    g.unary("silu", "c", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"depthwise 3x3 relu6 + silu", g.finish({"out"}), Engine::depthwise, 1});
+  }
+  {  // Depthwise 5x5 + hardswish + residual add.
+    FusionGraph g(5);
+    g.input("x", {1, 20, 7, 7});
+    g.conv("x", "c", {20, 1, 5, 5}, 1, 2, 20);
+    g.unary("hardswish", "c", "h");
+    g.add("h", "x", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"depthwise 5x5 + hardswish + add(., input)", g.finish({"out"}), Engine::depthwise, 2});
+  }
+  {  // A stem: 3 -> 64 channels, stride 2, + silu.
+    FusionGraph g(9);
+    g.input("x", {1, 3, 15, 17});
+    g.conv("x", "c", {64, 3, 3, 3}, 2, 1, 1);
+    g.unary("silu", "c", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"stem conv + silu", g.finish({"out"}), Engine::stem, 1});
+  }
+  {  // Not fusable: the conv's output is read twice (silu and the graph's second output).
+    FusionGraph g(6);
+    g.input("x", {1, 16, 6, 6});
+    g.conv("x", "c", {20, 16, 1, 1}, 1, 0, 1);
+    g.unary("silu", "c", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"conv output also a graph output", g.finish({"out", "c"}), Engine::gemm, 0});
+  }
+  {  // Fuses the silu only: the add's other operand is broadcast.
+    FusionGraph g(7);
+    g.input("x", {1, 16, 6, 6});
+    g.input("r", {20, 1, 1});
+    g.conv("x", "c", {20, 16, 1, 1}, 1, 0, 1);
+    g.unary("silu", "c", "s");
+    g.add("s", "r", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"silu, then a broadcast add", g.finish({"out"}), Engine::gemm, 1});
+  }
+  {  // Not fusable: the add's other operand is computed after the conv (by a later node).
+    FusionGraph g(8);
+    g.input("x", {1, 16, 6, 6});
+    g.conv("x", "c", {16, 16, 1, 1}, 1, 0, 1);
+    g.unary("hardswish", "x", "later");
+    g.add("c", "later", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"residual computed after the conv", g.finish({"out"}), Engine::gemm, 0});
+  }
+  return cases;
+}
+
+// Nodes other than convs and transposes that plan no step of their own (fused into a conv's).
+size_t fused_nodes(const Graph& graph, const PlanOptions& options) {
+  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
+  cpu::PlanBuilder builder(graph, options, nullptr);
+  builder.plan_nodes();
+  std::vector<bool> planned(graph.nodes.size(), false);
+  for (const cpu::PlannedStep& step : builder.steps) planned.at(step.node_index) = true;
+  size_t fused = 0;
+  for (size_t n = 0; n < graph.nodes.size(); ++n)
+    fused += graph.nodes[n].op != "conv2d" && graph.nodes[n].op != "transpose" && !planned[n] ? 1 : 0;
+  return fused;
+}
+
+}  // namespace
+
+TEST_CASE("float32 conv + activation + residual add: cpu matches the reference, fused on our own engines") {
+  const Backend* cpu = find_backend("cpu");
+  REQUIRE(cpu != nullptr);
+  const auto reference = make_reference_backend();
+  std::vector<Variant> variants;
+  for (const Variant& variant : option_matrix())
+    if (variant.backend == "cpu" && variant.applies_to("conv2d")) variants.push_back(variant);
+  Variant off = variants.front();
+  off.name += ", conv_fusion off";
+  off.options.conv_fusion = false;
+  variants.push_back(off);
+  size_t compared = 0;
+  for (const FusionCase& c : fusion_cases()) {
+    INFO("case '" << c.name << "'");
+    const std::vector<HostArray> expected = run_case(*reference, c.built, 1);
+    for (const Variant& variant : variants) {
+      INFO(variant.name);
+      Graph graph = c.built.graph;
+      if (variant.prepack) {
+        cpu->prepack(graph, *variant.prepack);
+        graph.validate();
+      }
+      const std::vector<HostArray> actual = run_case(*cpu, CaseGraph{graph, c.built.inputs}, variant.options);
+      for (size_t o = 0; o < expected.size(); ++o)
+        if (auto mismatch = first_mismatch(actual[o], expected[o], 1e-4, 0))
+          FAIL_CHECK("output " << o << ": " << *mismatch);
+      ++compared;
+      const PlanOptions& p = variant.options;
+      const cpu::KernelPaths paths = cpu::plan_paths(p);  // the options, on this CPU, under its target cap
+      const bool engine = c.engine == Engine::gemm        ? paths.packed_gemm
+                          : c.engine == Engine::depthwise ? paths.depthwise
+                                                          : paths.stem_conv;
+      CHECK(fused_nodes(graph, p) == (engine && paths.conv_fusion ? c.fusable : 0));
+    }
+  }
+  CHECK(compared >= 9 * 6);
+}
+
+}  // namespace mt::optest
