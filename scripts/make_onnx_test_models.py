@@ -80,6 +80,15 @@ def main():
         [tensor("x", [1, 8])], [tensor("y", [1, 2])], [k])
     save(unsupported, out, "unsupported.onnx")
 
+    # Operands mt needs at conversion, fed as graph inputs (--input-value pins them): y = x reshaped to
+    # `shape`, then sliced from `start` on its last axis (the slice is checked once the reshape converts).
+    save(model([helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape_a"),
+                helper.make_node("Slice", ["r", "start", "end", "axis"], ["y"], name="slice_a")],
+               [tensor("x", [2, 6]), tensor("shape", [2], TensorProto.INT64), tensor("start", [1], TensorProto.INT64)],
+               [tensor("y", [3, 3])],
+               [numpy_helper.from_array(np.array([100], dtype=np.int64), "end"),
+                numpy_helper.from_array(np.array([-1], dtype=np.int64), "axis")]), out, "runtime_shape.onnx")
+
     # Opsets before 9: one ONNX's version converter upgrades, one it cannot (no Pad adapter from opset 1).
     save(model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [1, 3, 4, 4])], [tensor("y", [1, 3, 4, 4])],
                opset=7), out, "relu_opset7.onnx")

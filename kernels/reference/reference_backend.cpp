@@ -22,8 +22,8 @@ using reference::MutView;
 // folding (see the op sets); comparisons and boolean ops take integers and bools (the logic
 // kernels refuse float16).
 const std::set<std::string, std::less<>> kAnyDtypeOps = {
-    "cast",  "concat", "expand", "flatten", "gather", "identity", "reshape", "slice", "split", "squeeze", "transpose",
-    "unsqueeze", "where",
+    "cast", "concat", "expand", "flatten", "gather", "identity", "reshape", "slice", "split", "squeeze", "transpose",
+    "unsqueeze", "where", "pad",
     // the index family (lib/ops/eval/index.cpp)
     "trilu", "tile", "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "one_hot"};
 const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "div", "max",

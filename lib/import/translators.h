@@ -55,6 +55,9 @@ void translate_as(ImportContext& ctx, const OnnxNode& node, const std::string& o
 // outputs are then the ONNX names its output list gives. Names its nodes "OWNER/BRANCH/NODE".
 void translate_subgraph(ImportContext& ctx, const onnx::GraphProto& subgraph, const OnnxNode& owner,
                         const std::string& branch);
+// ReduceMean, ReduceSum, ...: the reduction `mt_op` over the node's axes (an attribute, or from
+// opset 13 for ReduceSum and 18 for the others an input that must be known at conversion).
+void translate_reduce(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op);
 // An axis normalised against `rank` (invalid_input naming the node when out of range).
 int64_t node_axis(const OnnxNode& node, int64_t axis, size_t rank);
 

@@ -89,6 +89,7 @@ constexpr std::array kKernels{
     OP("reduce_l1", reduce),
     OP("reduce_l2", reduce),
     OP("reduce_sum_square", reduce),
+    OP("reduce_prod", reduce),
     OP("reduce_log_sum", reduce),
     OP("reduce_log_sum_exp", reduce),
     OP("hardmax", hardmax),

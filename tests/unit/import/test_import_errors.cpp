@@ -207,7 +207,9 @@ TEST_CASE("unsupported uses of supported ops: every such node is listed") {
   const std::string message = e.what();
   CHECK(message.find("2 nodes cannot be imported") != std::string::npos);
   CHECK(message.find("node 'pool' (MaxPool): storage_order 1") != std::string::npos);
-  CHECK(message.find("node 'runtime_shape' (ConstantOfShape): mt evaluates it only on constants") != std::string::npos);
+  CHECK(message.find("node 'runtime_shape' (ConstantOfShape): input 'dims' (shape) must be known at conversion, but it "
+                     "is computed at run time from graph input 'dims'") != std::string::npos);
+  CHECK(message.find("give the value of dims at conversion with --input-value dims=FILE.npy") != std::string::npos);
   CHECK(message.find("after_pool") == std::string::npos);
   CHECK(message.find("cast_after") == std::string::npos);
 }
