@@ -73,11 +73,11 @@ def main():
 
     k = numpy_helper.from_array(np.array([2], dtype=np.int64), "k")
     unsupported = model(
-        [helper.make_node("Unique", ["x"], ["v1"], name="unique_a"),
-         helper.make_node("Unique", ["v1"], ["v2"], name="unique_b"),
-         helper.make_node("RandomUniformLike", ["v2"], ["m"], name="random_a"),
-         helper.make_node("Relu", ["m"], ["y"], name="relu_a")],
-        [tensor("x", [1, 8])], [tensor("y", [1, 2])], [k])
+        [helper.make_node("RandomUniformLike", ["x"], ["r1"], name="random_a"),
+         helper.make_node("RandomUniformLike", ["r1"], ["r2"], name="random_b"),
+         helper.make_node("Multinomial", ["r2"], ["m"], name="sample_a"),
+         helper.make_node("Cast", ["m"], ["y"], name="cast_a", to=TensorProto.FLOAT)],
+        [tensor("x", [1, 8])], [tensor("y", [1, 1])], [k])
     save(unsupported, out, "unsupported.onnx")
 
     # Operands mt needs at conversion, fed as graph inputs (--input-value pins them): y = x reshaped to

@@ -42,7 +42,8 @@ bool is_plain_integer(const TensorInfo& info) {
 // Ops with one int32 operand among float ones (their schemas say which): the recurrent ops' sequence_lens.
 const std::set<std::string, std::less<>> kInt32OperandOps = {"rnn", "gru", "lstm"};
 // Ops with float32 inputs and int64 index outputs.
-const std::set<std::string, std::less<>> kIndexOutputOps = {"argmax", "argmin", "top_k"};
+const std::set<std::string, std::less<>> kIndexOutputOps = {"argmax", "argmin", "top_k", "non_max_suppression",
+                                                            "max_pool2d_indices"};
 
 std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info, bool output) {
   if (info.dtype == DType::f32 || kAnyDtypeOps.count(node.op)) return std::nullopt;

@@ -16,6 +16,7 @@
 #include "lib/import/import_context.h"
 #include "lib/import/onnx_loader.h"
 #include "lib/import/translators.h"
+#include "lib/ops/valid_rows.h"
 
 namespace mt {
 namespace {
@@ -264,6 +265,28 @@ void remove_dead_nodes(Graph& graph) {
   graph.nodes = std::move(kept);
 }
 
+// Outputs with a data-dependent number of valid rows (NonMaxSuppression's, and what row-wise ops
+// compute from them): their counts become graph outputs too, after them, named after the first
+// output they count ("NAME.valid_rows"), so that mt-run and the C API can give the valid rows. An
+// op that is not row-wise reading such a tensor is refused.
+void add_valid_row_counts(Graph& graph) {
+  const auto counts = valid_row_counts(graph, ExitCode::unsupported, false);
+  std::map<std::string, std::string> added;  // count -> its graph output's name
+  std::vector<std::string> outputs = graph.outputs;
+  for (const auto& name : graph.outputs) {
+    const auto it = counts.find(name);
+    if (it == counts.end() || added.count(it->second) ||
+        std::find(graph.outputs.begin(), graph.outputs.end(), it->second) != graph.outputs.end())
+      continue;
+    const std::string named = name + ".valid_rows";
+    const bool free = !graph.has_tensor(named);
+    if (free) rename_tensor(graph, it->second, named);
+    outputs.push_back(free ? named : it->second);
+    added.emplace(it->second, outputs.back());
+  }
+  graph.outputs = std::move(outputs);
+}
+
 nlohmann::json source_metadata(const LoadedOnnx& loaded) {
   const auto& model = *loaded.model;
   std::string producer = model.producer_name();
@@ -308,6 +331,7 @@ Graph import_loaded(LoadedOnnx loaded, const ImportOptions& options) {
     fold_qdq(graph, ctx);
     remove_dead_nodes(graph);
     graph.infer_shapes();
+    add_valid_row_counts(graph);
     graph.remove_unused_tensors();
     graph.validate();
   } catch (const Error& e) {

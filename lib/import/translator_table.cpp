@@ -24,6 +24,7 @@ EntryMap build_table() {
   add_control_translators(table);
   add_recurrent_translators(table);
   add_index_translators(table);
+  add_data_dependent_translators(table);
   g_building = nullptr;
   return entries;
 }

@@ -40,6 +40,7 @@ void add_integer_translators(TranslatorTable& table);
 void add_control_translators(TranslatorTable& table);
 void add_recurrent_translators(TranslatorTable& table);
 void add_index_translators(TranslatorTable& table);
+void add_data_dependent_translators(TranslatorTable& table);
 
 // Helpers shared by the rules.
 // Fails (unsupported) when any output after the first is consumed: mt has no equivalent.

@@ -22,7 +22,7 @@ class SegmentationOutput(torch.nn.Module):
         return self.model(x)["out"]
 
 
-def reestimate_batchnorm(model: torch.nn.Module, seed: int) -> int:
+def reestimate_batchnorm(model: torch.nn.Module, seed: int, size: int = IMAGE_SIZE) -> int:
     """Replaces the running statistics of every BatchNorm layer by the cumulative average over a few batches
     of image-like inputs, and returns how many layers it updated.
 
@@ -37,7 +37,7 @@ def reestimate_batchnorm(model: torch.nn.Module, seed: int) -> int:
         norm.train()
     with torch.no_grad():
         for i in range(CALIBRATION_BATCHES if norms else 0):
-            model(smooth_images(CALIBRATION_BATCH_SIZE, IMAGE_SIZE, seed * 1000 + i))
+            model(smooth_images(CALIBRATION_BATCH_SIZE, size, seed * 1000 + i))
     model.eval()
     return len(norms)
 

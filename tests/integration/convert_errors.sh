@@ -51,7 +51,7 @@ expect_convert 2 "--input-shape 'x:1,three': dimension 'three' is not a positive
 expect_convert 2 "--input-shape is given twice for input 'x'" "$models/dynamic.onnx" --input-shape x:1,3,8,8 --input-shape x:2,3,8,8
 
 # Unsupported (4): every op type, with counts and node names, in one line.
-expect_convert 4 "unsupported ONNX ops: RandomUniformLike (1 node: random_a), Unique (2 nodes: unique_a, unique_b)" "$models/unsupported.onnx"
+expect_convert 4 "unsupported ONNX ops: Multinomial (1 node: sample_a), RandomUniformLike (2 nodes: random_a, random_b)" "$models/unsupported.onnx"
 expect_convert 4 "$models/pad_opset1.onnx: opset 1 is older than 9, and ONNX's version converter cannot upgrade it:" \
   "$models/pad_opset1.onnx"
 expect_convert 4 "for Pad" "$models/pad_opset1.onnx"

@@ -58,6 +58,7 @@ MT_CPU_OP(conv2d)
 MT_CPU_OP(conv_transpose2d)
 // pool.cpp
 MT_CPU_OP(max_pool2d)
+MT_CPU_OP(max_pool2d_indices)
 MT_CPU_OP(avg_pool2d)
 MT_CPU_OP(global_pool)
 // resize.cpp, pad.cpp
@@ -86,6 +87,7 @@ MT_CPU_OP(gather_nd)
 MT_CPU_OP(scatter_elements)
 MT_CPU_OP(scatter_nd)
 MT_CPU_OP(one_hot)
+MT_CPU_OP(non_max_suppression)
 // quant.cpp
 MT_CPU_OP(quantize)
 MT_CPU_OP(dequantize)

@@ -109,6 +109,7 @@ constexpr std::array kKernels{
     OP("conv_transpose2d", conv_transpose2d),
     // pool family
     OP("max_pool2d", max_pool2d),
+    OP("max_pool2d_indices", max_pool2d_indices),
     OP("avg_pool2d", avg_pool2d),
     OP("global_avg_pool", global_pool),
     OP("global_max_pool", global_pool),
@@ -135,6 +136,7 @@ constexpr std::array kKernels{
     OP("scatter_elements", scatter_elements),
     OP("scatter_nd", scatter_nd),
     OP("one_hot", one_hot),
+    OP("non_max_suppression", non_max_suppression),
     // quantization family
     OP("quantize", quantize),
     OP("dequantize", dequantize),

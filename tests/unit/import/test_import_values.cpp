@@ -63,7 +63,7 @@ TEST_CASE("an operand computed from a graph input through other nodes names that
 TEST_CASE("value_inputs_needed ignores the model's other refusals and is empty when none is needed") {
   OnnxBuilder b = runtime_reshape();
   b.input("z", {2}).output("w");
-  b.node("Unique", {"z"}, {"w"});  // an op type mt lacks: import_onnx refuses that first
+  b.node("Multinomial", {"z"}, {"w"});  // an op type mt lacks: import_onnx refuses that first
   CHECK(import_error(b).code() == ExitCode::unsupported);
   CHECK(value_inputs_needed(b.save(), {}) == std::vector<std::string>{"shape"});
 
