@@ -141,31 +141,30 @@ void unique_of(ImportContext& ctx, const OnnxNode& node, const TensorInfo& x, co
     id_of_slice.push_back(it->second);
     ++counts[static_cast<size_t>(it->second)];
   }
-  // The output order: by value when sorted, else by first appearance.
-  const auto unique = static_cast<int64_t>(first_index.size());
-  std::vector<int64_t> order(static_cast<size_t>(unique)), position(static_cast<size_t>(unique));
+  // The output order (slot k holds unique id order[k]): by value when sorted, else by first appearance.
+  const size_t unique = first_index.size();
+  std::vector<size_t> order(unique), position(unique);
   if (node.attr_int("sorted", 1) != 0) {
     size_t k = 0;
-    for (const auto& [elements, id] : first_seen) order[k++] = id;
+    for (const auto& [elements, id] : first_seen) order[k++] = static_cast<size_t>(id);
   } else {
-    for (int64_t u = 0; u < unique; ++u) order[static_cast<size_t>(u)] = u;
+    for (size_t u = 0; u < unique; ++u) order[u] = u;
   }
-  for (int64_t k = 0; k < unique; ++k) position[static_cast<size_t>(order[static_cast<size_t>(k)])] = k;
+  for (size_t k = 0; k < unique; ++k) position[order[k]] = k;
 
-  Shape y_shape = has_axis ? x.shape : Shape{unique};
-  if (has_axis) y_shape[axis] = unique;
+  Shape y_shape = has_axis ? x.shape : Shape{static_cast<int64_t>(unique)};
+  if (has_axis) y_shape[axis] = static_cast<int64_t>(unique);
   std::vector<T> y;
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t k = 0; k < unique; ++k)
+    for (size_t k = 0; k < unique; ++k)
       for (int64_t i = 0; i < inner; ++i)
-        y.push_back(values[static_cast<size_t>(
-            (o * slices + first_index[static_cast<size_t>(order[static_cast<size_t>(k)])]) * inner + i)]);
+        y.push_back(values[static_cast<size_t>((o * slices + first_index[order[k]]) * inner + i)]);
   std::vector<int64_t> indices, inverse, sorted_counts;
-  for (int64_t k = 0; k < unique; ++k) {
-    indices.push_back(first_index[static_cast<size_t>(order[static_cast<size_t>(k)])]);
-    sorted_counts.push_back(counts[static_cast<size_t>(order[static_cast<size_t>(k)])]);
+  for (size_t k = 0; k < unique; ++k) {
+    indices.push_back(first_index[order[k]]);
+    sorted_counts.push_back(counts[order[k]]);
   }
-  for (int64_t id : id_of_slice) inverse.push_back(position[static_cast<size_t>(id)]);
+  for (int64_t id : id_of_slice) inverse.push_back(static_cast<int64_t>(position[static_cast<size_t>(id)]));
   ctx.add_constant(make_constant(node.output(0), x.dtype, y_shape, y));
   const std::vector<std::vector<int64_t>*> rest{&indices, &inverse, &sorted_counts};
   for (size_t i = 1; i < node.num_outputs() && i < 4; ++i)
@@ -177,7 +176,10 @@ void unique_of(ImportContext& ctx, const OnnxNode& node, const TensorInfo& x, co
 void unique(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.require_known(node, {{0, "X, whose distinct values decide the output's size"}});
   const TensorInfo& x = ctx.input_info(node, 0);
-  if (x.numel() > kMaxShapeOpElements) node.unsupported("input of {} elements is larger than mt folds", x.numel());
+  // Each element becomes a slice in a map: a smaller bound than other shape computations.
+  constexpr int64_t kMaxUniqueElements = int64_t{1} << 20;
+  if (x.numel() > kMaxUniqueElements)
+    node.unsupported("input of {} elements is larger than mt evaluates at conversion ({})", x.numel(), kMaxUniqueElements);
   if (is_float(x.dtype)) unique_of(ctx, node, x, read_doubles(x));
   else unique_of(ctx, node, x, read_ints(x));
 }
