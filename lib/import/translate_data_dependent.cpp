@@ -29,20 +29,12 @@ void non_max_suppression(ImportContext& ctx, const OnnxNode& node, const std::st
   for (size_t i : {size_t{3}, size_t{4}})
     if (node.has_input(i) && ctx.input_info(node, i).dtype != DType::f32)
       node.invalid("input '{}' must be float32", node.input(i));
+  // Never folded, even on constants (lib/ops/valid_rows.h): a run computes it.
   const std::string& selected = node.output(0);
-  const std::string count = ctx.fresh_name(selected + ".valid_rows");
   ctx.emit(node, "non_max_suppression",
            {ctx.input(node, 0), ctx.input(node, 1), ctx.input(node, 3), ctx.input(node, 4)},
            {{"max_output_boxes_per_class", max_boxes}, {"center_point_box", node.attr_int("center_point_box", 0)}},
-           {selected, count});
-  // Constant boxes, scores and thresholds fold: the constant holds the valid rows only.
-  TensorInfo& folded = ctx.graph().tensor(selected);
-  if (folded.is_constant()) {
-    const int64_t rows = read_ints(ctx.graph().tensor(count))[0];
-    std::vector<int64_t> values = read_ints(folded);
-    values.resize(static_cast<size_t>(rows * 3));
-    folded = make_constant(selected, DType::i64, {rows, 3}, values);
-  }
+           {selected, ctx.fresh_name(selected + ".valid_rows")});
 }
 
 // NonZero of a constant: the int64 coordinates [rank, count] of its non-zero elements (NaN counts),

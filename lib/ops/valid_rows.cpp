@@ -77,6 +77,8 @@ bool keeps_rows(const Graph& graph, const Node& node, const std::map<size_t, std
 
 }  // namespace
 
+bool writes_valid_row_count(std::string_view op) { return op == "non_max_suppression"; }
+
 std::map<std::string, std::string> valid_row_counts(const Graph& graph, ExitCode code, bool require_output_counts) {
   std::map<std::string, std::string> counts;
   for (const Node& node : graph.nodes) {
@@ -84,7 +86,7 @@ std::map<std::string, std::string> valid_row_counts(const Graph& graph, ExitCode
     for (size_t i = 0; i < node.inputs.size(); ++i)
       if (auto it = counts.find(node.inputs[i]); it != counts.end()) counted.emplace(i, it->second);
     if (counted.empty()) {
-      if (node.op == "non_max_suppression" && node.outputs.size() == 2)
+      if (writes_valid_row_count(node.op) && node.outputs.size() == 2)
         counts.emplace(node.outputs[0], node.outputs[1]);
       continue;
     }

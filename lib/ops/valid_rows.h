@@ -17,11 +17,17 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "lib/core/error.h"
 #include "lib/ir/graph.h"
 
 namespace mt {
+
+// Whether `op` writes a run-time count of valid rows: its output 1 counts the rows of its output 0
+// (non_max_suppression). Such a node is never folded into constants, which could not say which rows
+// hold data.
+bool writes_valid_row_count(std::string_view op);
 
 // Every tensor of `graph` whose valid rows are counted at run time, with the name of the scalar
 // int64 tensor holding the count. Throws Error(`code`) naming the first node that reads such a
