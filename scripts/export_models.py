@@ -3,11 +3,13 @@
 statistics re-estimated on image-like inputs) and small op_<what>_opset<N> graphs covering ops and opsets the
 torchvision models do not produce; keyword spotters (nn.LSTM, nn.GRU) over MFCC-like frames
 (scripts/mt_models/speech.py); and, as their own set (--set qdq), pre-quantized QDQ exports of torchvision's
-quantizable models (scripts/mt_models/quantized.py), whose expected output is PyTorch's own int8 execution.
+quantizable models (scripts/mt_models/quantized.py), whose expected output is PyTorch's own int8 execution; and,
+as --set multi_input, models with several inputs (a text encoder: token ids and an attention mask).
 
 For each model NAME it writes OUT/NAME/model.onnx, input.npy (float32, seeded), expected.npy (the PyTorch fp32
 output for that input, or the numpy reference for graphs built with onnx.helper) and info.json (input and
-output name/shape/dtype, opset, ONNX op types, how it was made). A model whose stamp matches this script's
+output name/shape/dtype, opset, ONNX op types, how it was made); a multi_input model also input_NAME.npy for
+each further input, listed in info.json's "extra_inputs". A model whose stamp matches this script's
 code is skipped, so re-running is cheap and a changed script re-exports. Progress goes to stderr.
 
     /usr/bin/python3 scripts/export_models.py --set ci --out build/testdata
@@ -38,6 +40,7 @@ from mt_models.families import family_specs  # noqa: E402
 from mt_models.op_models import op_specs  # noqa: E402
 from mt_models.quantized import quantized_specs  # noqa: E402
 from mt_models.speech import speech_specs  # noqa: E402
+from mt_models.text import text_specs  # noqa: E402
 from mt_models.vision import vision_specs  # noqa: E402
 
 FILES = ("model.onnx", "input.npy", "expected.npy", "info.json")
@@ -45,7 +48,8 @@ STAMP = "stamp"
 
 
 def catalogue():
-    specs = vision_specs() + family_specs() + detection_specs() + quantized_specs() + op_specs() + speech_specs()
+    specs = vision_specs() + family_specs() + detection_specs() + quantized_specs() + op_specs() + speech_specs() + \
+        text_specs()
     names = [s.name for s in specs]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, f"duplicate model names: {sorted(duplicates)}"
@@ -65,8 +69,11 @@ def code_stamp() -> str:
 
 def is_current(directory: pathlib.Path, stamp: str) -> bool:
     try:
-        return (directory / STAMP).read_text().strip() == stamp and all((directory / f).is_file() for f in FILES)
-    except OSError:
+        if (directory / STAMP).read_text().strip() != stamp or not all((directory / f).is_file() for f in FILES):
+            return False
+        extra = json.loads((directory / "info.json").read_text()).get("extra_inputs", [])
+        return all((directory / f"input_{i['name']}.npy").is_file() for i in extra)
+    except (OSError, ValueError):
         return False
 
 
@@ -89,7 +96,8 @@ def validate(spec: Spec, built) -> dict:
     graph = inferred.graph
     initializers = {i.name for i in graph.initializer}
     inputs = [i for i in graph.input if i.name not in initializers]
-    assert [i.name for i in inputs] == [INPUT_NAME], f"{spec.name}: inputs {[i.name for i in inputs]}"
+    assert [i.name for i in inputs] == [INPUT_NAME] + list(built.extra_inputs), f"{spec.name}: inputs {[i.name for i in inputs]}"
+    assert spec.kind == "multi_input" or not built.extra_inputs, f"{spec.name}: several inputs, but kind {spec.kind}"
     assert [o.name for o in graph.output] == [OUTPUT_NAME], f"{spec.name}: outputs {[o.name for o in graph.output]}"
     opsets = {o.domain: o.version for o in model.opset_import}
     assert opsets.get("", opsets.get("ai.onnx")) == spec.opset, f"{spec.name}: opset {opsets} != {spec.opset}"
@@ -104,7 +112,14 @@ def validate(spec: Spec, built) -> dict:
             # exporter wrote it and record the real shape, which a converter infers from the static input.
             info["declared_shape"] = declared
             info["shape"] = list(array.shape)
-        assert info["dtype"] == "float32" and array.dtype == np.float32, f"{spec.name}: {what} is not float32"
+        allowed = ("float32", "int64") if spec.kind == "multi_input" and what == "input" else ("float32",)
+        assert info["dtype"] in allowed and str(array.dtype) == info["dtype"], f"{spec.name}: {what} is {info['dtype']}"
+    extra_inputs = []
+    for name, array in built.extra_inputs.items():
+        extra = value_info(graph.input, name)
+        assert extra["shape"] == list(array.shape) and extra["dtype"] == str(array.dtype), \
+            f"{spec.name}: input {name} is {extra}, its array {array.dtype} {array.shape}"
+        extra_inputs.append(extra)
     assert np.isfinite(built.expected).all(), f"{spec.name}: expected output is not finite"
     e = built.expected.astype(np.float64)
     return {
@@ -112,6 +127,7 @@ def validate(spec: Spec, built) -> dict:
         "description": spec.description,
         "opset": spec.opset,
         "input": info_in,
+        **({"extra_inputs": extra_inputs} if extra_inputs else {}),
         "output": info_out,
         "onnx_ops": sorted({n.op_type for n in model.graph.node}),
         "onnx_nodes": len(model.graph.node),
@@ -136,6 +152,8 @@ def export_one(spec: Spec, out: pathlib.Path, stamp: str) -> int:
         info = validate(spec, built)
         onnx.save(built.model, str(partial / "model.onnx"))
         np.save(partial / "input.npy", np.ascontiguousarray(built.input))
+        for name, array in built.extra_inputs.items():
+            np.save(partial / f"input_{name}.npy", np.ascontiguousarray(array))
         np.save(partial / "expected.npy", np.ascontiguousarray(built.expected))
         (partial / "info.json").write_text(json.dumps(info, indent=2) + "\n")
         (partial / STAMP).write_text(stamp + "\n")
@@ -157,10 +175,10 @@ def parse_args(specs):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--set", choices=("ci", "all", "qdq"), default="ci",
+    which.add_argument("--set", choices=("ci", "all", "qdq", "multi_input"), default="ci",
                        help="ci: the small torchvision models, every op_* model and the keyword spotters (default); "
                             "all: every float model; qdq: the pre-quantized (QDQ) exports of torchvision's "
-                            "quantizable models")
+                            "quantizable models; multi_input: the models with several inputs (a text encoder)")
     which.add_argument("--only", metavar="NAME,...", help="export just these models (any of --list --set all/qdq)")
     parser.add_argument("--out", type=pathlib.Path, help="output directory (created if missing)")
     parser.add_argument("--force", action="store_true", help="re-export even the models that are up to date")
@@ -174,7 +192,7 @@ def parse_args(specs):
             parser.error(f"--only: unknown model(s) {', '.join(unknown) or '(none given)'}; see --list --set all")
         selected = [s for s in specs if s.name in names]
     else:
-        selected = [s for s in specs if s.kind == "qdq"] if args.set == "qdq" else \
+        selected = [s for s in specs if s.kind == args.set] if args.set in ("qdq", "multi_input") else \
             [s for s in specs if s.kind == "float" and (args.set == "all" or s.in_ci)]
     if not args.list and args.out is None:
         parser.error("--out is required")

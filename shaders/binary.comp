@@ -1,5 +1,6 @@
 #version 450
-// Element-wise binary ops with numpy broadcasting and a fused clamp.
+// Element-wise binary ops with numpy broadcasting and a fused clamp; comparisons and boolean ops
+// give 1.0 or 0.0 (bool tensors).
 // spec 3: OP, spec 4: MODE (0: one invocation per output texel, operands stored with the output's
 // rank and packed axis; 1: one invocation per element, any operand ranks).
 // params: count, act_min, act_max, view Y, view A, view B (A and B aligned to Y's rank).
@@ -35,6 +36,14 @@ vec4 apply(vec4 x, vec4 z) {
   if (OP == POW) return vec4(pow1(x.x, z.x), pow1(x.y, z.y), pow1(x.z, z.z), pow1(x.w, z.w));
   if (OP == MAX) return vec4(max(AVEC4(x), AVEC4(z)));
   if (OP == MIN) return vec4(min(AVEC4(x), AVEC4(z)));
+  if (OP == EQUAL) return vec4(equal(x, z));
+  if (OP == LESS) return vec4(lessThan(x, z));
+  if (OP == LESS_OR_EQUAL) return vec4(lessThanEqual(x, z));
+  if (OP == GREATER) return vec4(greaterThan(x, z));
+  if (OP == GREATER_OR_EQUAL) return vec4(greaterThanEqual(x, z));
+  if (OP == LOGICAL_AND) return vec4(notEqual(x, vec4(0))) * vec4(notEqual(z, vec4(0)));
+  if (OP == LOGICAL_OR) return max(vec4(notEqual(x, vec4(0))), vec4(notEqual(z, vec4(0))));
+  if (OP == LOGICAL_XOR) return abs(vec4(notEqual(x, vec4(0))) - vec4(notEqual(z, vec4(0))));
   return mix(z * x, x, greaterThanEqual(x, vec4(0)));  // PRELU: z is the slope
 }
 

@@ -34,6 +34,7 @@ MT_UNARY_OP(floor, FLOOR, 17)
 MT_UNARY_OP(ceil, CEIL, 18)
 MT_UNARY_OP(erf, ERF, 19)
 MT_UNARY_OP(softplus, SOFTPLUS, 20)
+MT_UNARY_OP(logical_not, LOGICAL_NOT, 21)  // bool tensors are 0.0 / 1.0 here
 
 MT_BINARY_OP(add, ADD, 0)
 MT_BINARY_OP(sub, SUB, 1)
@@ -43,6 +44,15 @@ MT_BINARY_OP(pow, POW, 4)
 MT_BINARY_OP(max, MAX, 5)
 MT_BINARY_OP(min, MIN, 6)
 MT_BINARY_OP(prelu, PRELU, 7)
+// The logic family: comparisons give 1.0 or 0.0, the boolean ops read 0.0 / 1.0 (vulkan's bool tensors).
+MT_BINARY_OP(equal, EQUAL, 8)
+MT_BINARY_OP(less, LESS, 9)
+MT_BINARY_OP(less_or_equal, LESS_OR_EQUAL, 10)
+MT_BINARY_OP(greater, GREATER, 11)
+MT_BINARY_OP(greater_or_equal, GREATER_OR_EQUAL, 12)
+MT_BINARY_OP(logical_and, LOGICAL_AND, 13)
+MT_BINARY_OP(logical_or, LOGICAL_OR, 14)
+MT_BINARY_OP(logical_xor, LOGICAL_XOR, 15)
 
 #undef MT_UNARY_OP
 #undef MT_BINARY_OP

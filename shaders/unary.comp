@@ -42,6 +42,7 @@ void main() {
   else if (OP == CEIL) r = ceil(v);
   else if (OP == ERF) r = erf4(v);
   else if (OP == SOFTPLUS) r = max(v, 0.0) + log(1.0 + exp(-abs(v)));
+  else if (OP == LOGICAL_NOT) r = vec4(equal(v, vec4(0)));
   else r = v;
   int block = (t / p[1]) % p[2];
   int valid = p[3] - block * 4;

@@ -25,7 +25,9 @@ const std::set<std::string, std::less<>> kAnyDtypeOps = {
     "cast", "concat", "expand", "flatten", "gather", "identity", "reshape", "slice", "split", "squeeze", "transpose",
     "unsqueeze", "where", "pad",
     // the index family (lib/ops/eval/index.cpp)
-    "trilu", "tile", "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "one_hot"};
+    "trilu", "tile", "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "one_hot",
+    // the signal family's reverse_sequence moves elements too
+    "reverse_sequence"};
 const std::set<std::string, std::less<>> kIntegerOps = {"add", "sub", "mul", "div", "max",
                                                         "min", "neg", "abs", "cumsum"};
 // Integer arithmetic on every integer dtype (int8 only without quantization parameters).
@@ -41,6 +43,12 @@ bool is_plain_integer(const TensorInfo& info) {
 }
 // Ops with one int32 operand among float ones (their schemas say which): the recurrent ops' sequence_lens.
 const std::set<std::string, std::less<>> kInt32OperandOps = {"rnn", "gru", "lstm"};
+// float16 beyond the boundary casts: the ops exact when computed in float32 (lib/ops/eval/binary.cpp).
+const std::set<std::string, std::less<>> kFloat16Ops = {"max", "min", "mod"};
+// uint8 images: max pooling compares, so it needs no quantization parameters.
+const std::set<std::string, std::less<>> kUint8Ops = {"max_pool2d"};
+// Ops with float32 data and int64 or int32 index operands (the sample family).
+const std::set<std::string, std::less<>> kIndexOperandOps = {"roi_align", "max_unpool"};
 // Ops with float32 inputs and int64 index outputs.
 const std::set<std::string, std::less<>> kIndexOutputOps = {"argmax", "argmin", "top_k", "non_max_suppression",
                                                             "max_pool2d_indices"};
@@ -52,6 +60,10 @@ std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info,
   if (is_plain_integer(info) && kEveryIntegerOps.count(node.op)) return std::nullopt;
   if ((is_plain_integer(info) || info.dtype == DType::boolean) && kLogicOps.count(node.op)) return std::nullopt;
   if (info.dtype == DType::i32 && kInt32OperandOps.count(node.op)) return std::nullopt;
+  if (info.dtype == DType::f16 && kFloat16Ops.count(node.op)) return std::nullopt;
+  if (!output && (info.dtype == DType::i64 || info.dtype == DType::i32) && kIndexOperandOps.count(node.op))
+    return std::nullopt;
+  if (info.dtype == DType::u8 && kUint8Ops.count(node.op)) return std::nullopt;
   // Quantized ops: int8 data, int32 bias (lib/quant's scheme, lib/ops/eval/quantized.cpp).
   if ((info.dtype == DType::i8 || info.dtype == DType::i32) && reference::has_int8_kernel(node.op)) return std::nullopt;
   if (node.op == "quantize" || node.op == "dequantize") return std::nullopt;

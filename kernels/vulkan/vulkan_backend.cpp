@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "kernels/vulkan/runtime/context.h"
 #include "kernels/vulkan/runtime/device_info.h"
 #include "kernels/vulkan/runtime/instance.h"
@@ -14,6 +16,14 @@
 
 namespace mt {
 namespace {
+
+// Ops that take or give bool tensors here (stored as 0.0 / 1.0): the logic family's, and the ops
+// that only move elements.
+const std::set<std::string, std::less<>> kBoolOps = {
+    "equal",      "less",        "less_or_equal", "greater",   "greater_or_equal", "logical_and",
+    "logical_or", "logical_xor", "logical_not",   "where",     "reshape",          "flatten",
+    "squeeze",    "unsqueeze",   "identity",      "transpose", "concat",           "split",
+    "slice",      "expand",      "gather"};
 
 class VulkanBackend final : public Backend {
  public:
@@ -30,7 +40,12 @@ class VulkanBackend final : public Backend {
         // gather's integer indices are read at planning (they must be constant: its own check).
         if (node.op == "gather" && names == &node.inputs && i == 1) continue;
         const TensorInfo& info = graph.tensor(name);
-        if (info.dtype != DType::f32) return fmt::format("dtype {} not supported (tensor '{}')", dtype_name(info.dtype), name);
+        if (info.dtype == DType::boolean && kBoolOps.count(node.op)) {
+          // Held as 0.0 / 1.0 in the float buffers; converted on the host at the graph's edges.
+          if (info.is_constant()) return fmt::format("constant bool tensor '{}' not supported", name);
+        } else if (info.dtype != DType::f32) {
+          return fmt::format("dtype {} not supported (tensor '{}')", dtype_name(info.dtype), name);
+        }
         if (!info.layout.empty()) {
           if (names != &node.inputs) return fmt::format("tensor '{}' has layout '{}', which vulkan does not read", name, info.layout);
           if (auto reason = vulkan::check_stored_layout(graph, node, i)) return reason;

@@ -13,6 +13,7 @@ namespace mt::onnx_import {
 ImportContext::ImportContext(Graph& graph, const onnx::GraphProto& onnx_graph, ExternalFiles& external)
     : graph_(graph), external_(external) {
   add_names(onnx_graph);
+  for (const auto& output : onnx_graph.output()) graph_outputs_.insert(output.name());
 }
 
 // The names of `onnx_graph` and of the subgraphs its nodes carry (If's branches, which the

@@ -30,6 +30,10 @@ class ImportContext {
   Graph& graph() { return graph_; }
   ExternalFiles& external_files() { return external_; }
 
+  // Registers the names of a subgraph made during the import (an unrolled Loop or Scan body): its
+  // initializers load on use, its tensors count as used and taken, as the model's own do.
+  void add_subgraph_names(const onnx::GraphProto& subgraph) { add_names(subgraph); }
+
   // A unique node name for an ONNX node: `candidate`, or it suffixed "_1", "_2", ... if taken.
   std::string reserve_node_name(const std::string& candidate);
 
@@ -43,6 +47,8 @@ class ImportContext {
   const TensorInfo& input_info(const OnnxNode& node, size_t i);
   // Whether an ONNX tensor is consumed by a node or is a graph output.
   bool is_used(const std::string& onnx_name) const { return used_.count(onnx_name) != 0; }
+  // Whether an ONNX tensor is an output of the main graph.
+  bool is_graph_output(const std::string& onnx_name) const { return graph_outputs_.count(onnx_name) != 0; }
 
   // --- constant operands ------------------------------------------------------------------
   // The values of the node's input i, which must be present and constant (else
@@ -107,6 +113,7 @@ class ImportContext {
   std::unordered_map<std::string, std::string> aliases_;  // ONNX name -> mt name
   std::unordered_set<std::string> reserved_;              // every ONNX tensor name
   std::unordered_set<std::string> used_;
+  std::unordered_set<std::string> graph_outputs_;
   std::set<std::string> reserved_node_names_;  // the ONNX nodes' names
   std::set<std::string> emitted_node_names_;
   size_t fresh_counter_ = 0;

@@ -101,6 +101,14 @@ onnx::ModelProto upgrade_opset(const onnx::ModelProto& model, int from_opset, in
     shaped = model;  // the converter then says which op lacks shapes
   }
   if (from_opset < 7) prelu_slopes_per_channel(shaped);
+  // Opset 8's Scan has a batch axis and sequence_lens, and the converter's adapter drops that axis
+  // from the model's inputs and outputs: the model it writes reads other shapes.
+  for (const auto& node : shaped.graph().node())
+    if (node.op_type() == "Scan" && from_opset < 9)
+      unsupported(
+          "{}: {}Scan of opset {} (a batch axis and sequence_lens), which ONNX's version converter cannot "
+          "upgrade without changing the model's shapes; export at opset 9 or later",
+          source, node.name().empty() ? "" : fmt::format("node '{}': ", node.name()), from_opset);
   try {
     return onnx::version_conversion::ConvertVersion(shaped, to_opset);
   } catch (const std::exception& e) {

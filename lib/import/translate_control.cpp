@@ -4,7 +4,7 @@
 //   where(condition, then-output, else-output). Both branches run and the condition selects the
 //   result, which equals running the chosen branch alone since branches have no side effects; it
 //   costs the other branch's time. The two outputs must have the same shape and element type.
-// Loop and Scan (whose trip counts size their outputs) are not imported.
+// Loop and Scan are unrolled (translate_loop.cpp).
 #include "lib/import/constant_values.h"
 #include "lib/import/translators.h"
 

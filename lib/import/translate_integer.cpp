@@ -38,9 +38,8 @@ std::string round_half_even(ImportContext& ctx, const OnnxNode& node, const std:
   return ctx.emit1(node, "sub", {up, magic}, {}, ctx.fresh_name(hint));
 }
 
-// Input `value_i` of `node` minus its zero point (input `zero_i`) as float32 (exact integers), the
-// zero point one value or one per index of axis `axis` of the value (-1: one value only). Returns
-// the mt name.
+}  // namespace
+
 std::string integer_operand(ImportContext& ctx, const OnnxNode& node, size_t value_i, size_t zero_i, int64_t axis,
                             const std::string& hint) {
   const DType type = integer_type(ctx, node, value_i);
@@ -49,9 +48,10 @@ std::string integer_operand(ImportContext& ctx, const OnnxNode& node, size_t val
   const int64_t shift = ctx.is_shifted_uint8(value) ? 128 : 0;  // what mt subtracted from the ONNX integers
   int64_t zeros_from = 0;  // what the float32 integers below already have subtracted
 
-  // The zero point: one value, or one per index of `axis`; constant, or one value at run time.
+  // The zero point: one value, or one per index of `axis`; constant, or computed at run time.
   std::vector<int64_t> zeros{0};
   std::string runtime_zero;
+  bool runtime_per_axis = false;
   if (node.has_input(zero_i)) {
     const TensorInfo& z = ctx.input_info(node, zero_i);
     if (z.dtype != type && !(z.dtype == DType::i8 && type == DType::u8 && ctx.is_shifted_uint8(ctx.input(node, zero_i))))
@@ -63,9 +63,13 @@ std::string integer_operand(ImportContext& ctx, const OnnxNode& node, size_t val
         for (auto& v : zeros) v += 128;
     } else if (z.numel() == 1) {
       runtime_zero = ctx.input(node, zero_i);
+    } else if (axis >= 0 && z.shape.size() == 1 && static_cast<size_t>(axis) < info.shape.size() &&
+               info.shape[static_cast<size_t>(axis)] == z.shape[0]) {
+      runtime_zero = ctx.input(node, zero_i);
+      runtime_per_axis = true;
     } else {
-      node.unsupported("zero point '{}' has {} values and is computed at run time; mt takes one value there",
-                       node.input(zero_i), z.numel());
+      node.invalid("zero point '{}' of shape {} does not match '{}' of shape {} along axis {}", node.input(zero_i),
+                   shape_str(z.shape), node.input(value_i), shape_str(info.shape), axis);
     }
   }
   const bool per_axis = zeros.size() != 1;
@@ -123,8 +127,9 @@ std::string integer_operand(ImportContext& ctx, const OnnxNode& node, size_t val
     const std::string z = ctx.input(node, zero_i);
     if (ctx.graph().tensor(z).quant)
       node.unsupported("zero point '{}' is a quantized tensor computed at run time", node.input(zero_i));
-    const std::string z_real =
+    std::string z_real =
         ctx.emit1(node, "cast", {z}, {{"to", std::string("float32")}}, ctx.fresh_name(hint + "/zero_real"));
+    if (runtime_per_axis) z_real = along_axis(ctx, node, z_real, axis, info.shape.size(), hint + "/zero_real");
     if (zeros_from != 0) real = ctx.emit1(node, "add", {real, ctx.scalar(node, static_cast<double>(zeros_from))}, {},
                                           ctx.fresh_name(hint + "/integers"));
     return ctx.emit1(node, "sub", {real, z_real}, {}, ctx.fresh_name(hint));
@@ -134,6 +139,17 @@ std::string integer_operand(ImportContext& ctx, const OnnxNode& node, size_t val
   if (all_zero) return real;
   return ctx.emit1(node, "sub", {real, zero_constant()}, {}, ctx.fresh_name(hint));
 }
+
+std::string along_axis(ImportContext& ctx, const OnnxNode& node, const std::string& values, int64_t axis, size_t rank,
+                       const std::string& hint) {
+  const TensorInfo& info = ctx.graph().tensor(values);
+  if (info.numel() == 1 || axis < 0) return values;
+  std::vector<int64_t> shape(rank - static_cast<size_t>(axis), 1);
+  shape[0] = info.numel();
+  return ctx.emit1(node, "reshape", {values}, {{"shape", shape}}, ctx.fresh_name(hint));
+}
+
+namespace {
 
 // The float32 result `real` (integers) as the node's int32 output.
 void int32_output(ImportContext& ctx, const OnnxNode& node, const std::string& real) {

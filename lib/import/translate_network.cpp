@@ -1,5 +1,5 @@
-// Rules for matrix products, normalisation, softmax and reductions: Gemm, MatMul,
-// BatchNormalization, LayerNormalization, LRN, Softmax/LogSoftmax/Hardmax, the Reduce* ops,
+// Rules for matrix products (and Det), normalisation, softmax and reductions: Gemm, MatMul,
+// BatchNormalization, LayerNormalization, InstanceNormalization, LRN, Softmax/LogSoftmax/Hardmax, the Reduce* ops,
 // ArgMax/ArgMin, TopK and CumSum.
 #include "lib/import/translators.h"
 
@@ -62,6 +62,10 @@ void matmul(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   ctx.emit1(node, "matmul", {ctx.input(node, 0), ctx.input(node, 1)}, {}, node.output(0));
 }
 
+void det(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  ctx.emit1(node, "det", {ctx.input(node, 0)}, {}, node.output(0));
+}
+
 void batch_norm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   if (node.attr_int("training_mode", 0) != 0) node.unsupported("training_mode=1");
   require_only_first_output(ctx, node, "running statistics");
@@ -106,6 +110,32 @@ void layer_norm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   const std::string shifted = ctx.emit1(node, "add", {variance, ctx.scalar(node, epsilon)}, {}, ctx.fresh_name(hint));
   const std::string std_dev = ctx.emit1(node, "sqrt", {shifted}, {}, ctx.fresh_name(hint));
   ctx.emit1(node, "div", {ctx.scalar(node, 1.0), std_dev}, {}, node.output(2));
+}
+
+// InstanceNormalization(x [N, C, D1, ...], scale [C], B [C]) normalises each (n, c) plane over its
+// spatial dims: layer_norm from axis 2 (the same mean, variance and epsilon), then the per-channel
+// scale and bias as [C, 1, ...] broadcasts.
+void instance_norm(ImportContext& ctx, const OnnxNode& node, const std::string&) {
+  const TensorInfo& x = ctx.input_info(node, 0);
+  const size_t rank = x.shape.size();
+  if (rank < 3)
+    node.invalid("input '{}' has rank {}; InstanceNormalization needs N, C and spatial dims", node.input(0), rank);
+  const std::string& out = node.output(0);
+  const std::string normalized = ctx.emit1(node, "layer_norm", {ctx.input(node, 0)},
+                                           {{"axis", int64_t{2}}, {"epsilon", node.attr_float("epsilon", 1e-5)}},
+                                           ctx.fresh_name(out + "/normalized"));
+  std::vector<int64_t> per_channel(rank - 1, 1);
+  per_channel[0] = x.shape[1];
+  auto channel_operand = [&](size_t i, const char* what) {
+    const TensorInfo& info = ctx.input_info(node, i);
+    if (info.shape != Shape{x.shape[1]})
+      node.invalid("{} '{}' has shape {}; it must be [{}], one value per channel", what, node.input(i),
+                   shape_str(info.shape), x.shape[1]);
+    return ctx.emit1(node, "reshape", {ctx.input(node, i)}, {{"shape", per_channel}}, ctx.fresh_name(out + "/" + what));
+  };
+  const std::string scaled =
+      ctx.emit1(node, "mul", {normalized, channel_operand(1, "scale")}, {}, ctx.fresh_name(out + "/scaled"));
+  ctx.emit1(node, "add", {scaled, channel_operand(2, "bias")}, {}, out);
 }
 
 // Before opset 13 Softmax coerces its input to 2-D at `axis` (default 1) and normalises each
@@ -208,8 +238,10 @@ void cumsum(ImportContext& ctx, const OnnxNode& node, const std::string&) {
 void add_network_translators(TranslatorTable& table) {
   table.add("Gemm", gemm);
   table.add("MatMul", matmul);
+  table.add("Det", det);
   table.add("BatchNormalization", batch_norm);
   table.add("LayerNormalization", layer_norm);
+  table.add("InstanceNormalization", instance_norm);
   table.add("LRN", lrn);
   table.add("Softmax", softmax, "softmax");
   table.add("LogSoftmax", softmax, "log_softmax");

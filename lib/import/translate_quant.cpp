@@ -4,6 +4,12 @@
 // computes, remembering its integers. QLinearConv and QLinearMatMul become the same
 // dequantize -> float op -> quantize pattern. fold_qdq.cpp then turns these patterns into mt's
 // int8 ops; what it leaves is exact float32.
+// mt's int8 tensors carry fixed per-tensor parameters, so the rest runs as float32 ops that compute
+// what ONNX defines, exactly: scales or zero points computed at run time (graph inputs, the
+// expanded DynamicQuantizeLinear), per-axis parameters of run-time tensors, plain uint8/int8 graph
+// inputs, and a uint8 QuantizeLinear that is a graph output (its bytes are the ONNX uint8 values):
+//   DequantizeLinear  (float(q) - float(zero)) * scale
+//   QuantizeLinear    cast(clamp(round(x / scale) + float(zero), type's range)), round half to even.
 #include <cmath>
 #include <cstring>
 
@@ -74,6 +80,65 @@ size_t channel_of(const QuantParams& params, const Shape& shape, size_t i) {
   return (i / inner) % static_cast<size_t>(shape[static_cast<size_t>(params.axis)]);
 }
 
+// Whether the node's scale input and zero point input (when present) are constants.
+bool constant_params(ImportContext& ctx, const OnnxNode& node, size_t scale_i, size_t zero_i) {
+  return ctx.input_info(node, scale_i).is_constant() &&
+         (!node.has_input(zero_i) || ctx.input_info(node, zero_i).is_constant());
+}
+
+// The scale input as float32, broadcasting along `axis` of data of rank `rank` when it holds one
+// value per index there.
+std::string scale_operand(ImportContext& ctx, const OnnxNode& node, size_t scale_i, int64_t axis, size_t rank,
+                          const std::string& hint) {
+  const TensorInfo& scale = ctx.input_info(node, scale_i);
+  if (scale.dtype != DType::f32) node.unsupported("scale '{}' must be float32", node.input(scale_i));
+  if (scale.numel() < 1) node.invalid("scale '{}' is empty", node.input(scale_i));
+  if (scale.numel() > 1 && scale.shape.size() != 1)
+    node.invalid("scale '{}' must be a scalar or 1-D", node.input(scale_i));
+  return along_axis(ctx, node, ctx.input(node, scale_i), axis, rank, hint);
+}
+
+// The per-axis axis of ONNX's attribute for data of rank `rank`, or -1 when the scale holds one value.
+int64_t param_axis(ImportContext& ctx, const OnnxNode& node, size_t scale_i, int64_t axis_attr, size_t rank) {
+  return ctx.input_info(node, scale_i).numel() > 1 ? node_axis(node, axis_attr, rank) : -1;
+}
+
+// DequantizeLinear of inputs (value_i, scale_i, zero_i) in float32 ops.
+std::string dequantize_in_float(ImportContext& ctx, const OnnxNode& node, size_t value_i, size_t scale_i, size_t zero_i,
+                                int64_t axis_attr, const std::string& output) {
+  if (node.attr_int("block_size", 0) != 0) node.unsupported("blocked quantization (block_size) is not supported");
+  const size_t rank = ctx.input_info(node, value_i).shape.size();
+  const int64_t axis = param_axis(ctx, node, scale_i, axis_attr, rank);
+  const std::string integers = integer_operand(ctx, node, value_i, zero_i, axis, output + "/integers");
+  const std::string scale = scale_operand(ctx, node, scale_i, axis, rank, output + "/scale");
+  return ctx.emit1(node, "mul", {integers, scale}, {}, output);
+}
+
+// QuantizeLinear of float32 `x` with inputs (scale_i, zero_i) of `node` into `output` of ONNX type
+// `type` (uint8 or int8), in float32 ops.
+void quantize_in_float(ImportContext& ctx, const OnnxNode& node, const std::string& x, size_t scale_i, size_t zero_i,
+                       DType type, int64_t axis_attr, const std::string& output) {
+  const size_t rank = ctx.graph().tensor(x).shape.size();
+  const int64_t axis = param_axis(ctx, node, scale_i, axis_attr, rank);
+  auto name = [&](const char* hint) { return ctx.fresh_name(output + "/" + hint); };
+  const std::string scale = scale_operand(ctx, node, scale_i, axis, rank, name("scale"));
+  std::string y = ctx.emit1(node, "round", {ctx.emit1(node, "div", {x, scale}, {}, name("steps"))}, {}, name("steps"));
+  if (node.has_input(zero_i)) {
+    const std::string zero = ctx.input(node, zero_i);
+    const TensorInfo& z = ctx.graph().tensor(zero);
+    if (z.quant || ctx.is_shifted_uint8(zero))
+      node.unsupported("zero point '{}' is a quantized tensor computed at run time", node.input(zero_i));
+    if (z.numel() != ctx.graph().tensor(scale).numel())
+      node.invalid("zero point '{}' has {} values, scale '{}' has {}", node.input(zero_i), z.numel(),
+                   node.input(scale_i), ctx.graph().tensor(scale).numel());
+    const std::string real = ctx.emit1(node, "cast", {zero}, {{"to", std::string("float32")}}, name("zero"));
+    y = ctx.emit1(node, "add", {y, along_axis(ctx, node, real, axis, rank, name("zero"))}, {}, name("shifted"));
+  }
+  const bool u8 = type == DType::u8;
+  y = ctx.emit1(node, "clamp", {y}, {{"min", u8 ? 0.0 : -128.0}, {"max", u8 ? 255.0 : 127.0}}, name("saturated"));
+  ctx.emit1(node, "cast", {y}, {{"to", std::string(u8 ? "uint8" : "int8")}}, output);
+}
+
 // ONNX's QuantizeLinear on a constant: an int8 constant (uint8 shifted), parameters attached.
 void quantize_constant(ImportContext& ctx, const TensorInfo& x, const Affine& affine, const std::string& output) {
   const std::vector<double> values = read_doubles(x);
@@ -106,16 +171,25 @@ void quantize_linear(ImportContext& ctx, const OnnxNode& node, const std::string
       node.unsupported("output_dtype {} is not supported (int8 and uint8 are)", onnx_type_name(output_dtype));
     integer_type = *type;
   }
-  const Affine affine = read_affine(ctx, node, 1, 2, x_info.shape, integer_type, node.attr_int("axis", 1));
   if (output_dtype != 0 && node.has_input(2) && ctx.input_info(node, 2).dtype != integer_type)
     node.invalid("output_dtype and the zero point's type differ");
-  if (affine.int32) node.invalid("QuantizeLinear cannot produce int32");
   const std::string& output = node.output(0);
+  const DType type = node.has_input(2) ? ctx.input_info(node, 2).dtype : integer_type;
+  const int64_t axis_attr = node.attr_int("axis", 1);
+  if (type == DType::i32) node.invalid("QuantizeLinear cannot produce int32");
+  // Float32 ops where mt's quantize cannot hold the result (see the top of the file).
+  const bool per_axis = ctx.input_info(node, 1).numel() > 1;
+  if (!x_info.is_constant() &&
+      (!constant_params(ctx, node, 1, 2) || per_axis || (type == DType::u8 && ctx.is_graph_output(output)))) {
+    if (type != DType::u8 && type != DType::i8)
+      node.unsupported("{} quantization is not supported (int8 and uint8 are)", dtype_name(type));
+    quantize_in_float(ctx, node, x, 1, 2, type, axis_attr, output);
+    return;
+  }
+  const Affine affine = read_affine(ctx, node, 1, 2, x_info.shape, integer_type, axis_attr);
   if (x_info.is_constant()) {
     quantize_constant(ctx, x_info, affine, output);
   } else {
-    if (affine.params.axis >= 0)
-      node.unsupported("per-axis quantization of '{}', a tensor computed at run time", node.input(0));
     ctx.emit1(node, "quantize", {x}, {}, output);
     ctx.graph().tensor(output).quant = affine.params;
   }
@@ -150,8 +224,8 @@ std::string dequantize_constant(ImportContext& ctx, const TensorInfo& q, const A
 }
 
 // DequantizeLinear of inputs (value_i, scale_i, zero_i) of `node` into `output`: a float32
-// constant for constant integers, else mt's dequantize of the int8 tensor, whose parameters
-// become the file's.
+// constant for constant integers and parameters; mt's dequantize of an int8 tensor with constant
+// per-tensor parameters, which become the tensor's; float32 ops otherwise.
 std::string dequantize(ImportContext& ctx, const OnnxNode& node, size_t value_i, size_t scale_i, size_t zero_i,
                        int64_t axis, const std::string& output) {
   const std::string q = ctx.input(node, value_i);
@@ -159,6 +233,11 @@ std::string dequantize(ImportContext& ctx, const OnnxNode& node, size_t value_i,
   if (info.dtype != DType::i8 && info.dtype != DType::u8 && info.dtype != DType::i32)
     node.unsupported("input '{}' is {}; int8, uint8 and int32 are supported", node.input(value_i),
                      dtype_name(info.dtype));
+  // Float32 ops where mt's dequantize cannot read the tensor (see the top of the file).
+  const bool constant = info.is_constant() && constant_params(ctx, node, scale_i, zero_i);
+  if (!constant && (info.dtype != DType::i8 || !constant_params(ctx, node, scale_i, zero_i) ||
+                    ctx.input_info(node, scale_i).numel() > 1))
+    return dequantize_in_float(ctx, node, value_i, scale_i, zero_i, axis, output);
   // ONNX types the zero point like the data; an int8 mt tensor of an ONNX uint8 one is shifted.
   const DType onnx_type = info.dtype == DType::i8 && ctx.is_shifted_uint8(q) ? DType::u8 : info.dtype;
   const Affine affine = read_affine(ctx, node, scale_i, zero_i, info.shape, onnx_type, axis);
@@ -168,8 +247,6 @@ std::string dequantize(ImportContext& ctx, const OnnxNode& node, size_t value_i,
   if (info.dtype != DType::i8)
     node.unsupported("dequantizes '{}' ({}), computed at run time; mt runs int8 there", node.input(value_i),
                      dtype_name(info.dtype));
-  if (affine.params.axis >= 0)
-    node.unsupported("per-axis dequantization of '{}', a tensor computed at run time", node.input(value_i));
   TensorInfo& tensor = ctx.graph().tensor(q);
   if (tensor.quant && !same_params(*tensor.quant, affine.params))
     node.unsupported("'{}' is dequantized with other parameters than it was quantized with", node.input(value_i));
@@ -188,15 +265,27 @@ void dequantize_linear(ImportContext& ctx, const OnnxNode& node, const std::stri
 void qlinear_conv(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   const std::string& out = node.output(0);
   const std::string x = dequantize(ctx, node, 0, 1, 2, 1, ctx.fresh_name(out + "/x"));
-  if (!ctx.input_info(node, 3).is_constant()) node.unsupported("weight '{}' must be constant", node.input(3));
   const std::string w = dequantize(ctx, node, 3, 4, 5, 0, ctx.fresh_name(out + "/w"));
   std::vector<std::string> inputs{x, w};
   if (node.has_input(8)) {
     const TensorInfo& b = ctx.input_info(node, 8);
-    if (!b.is_constant() || b.dtype != DType::i32 || b.shape.size() != 1)
-      node.invalid("bias '{}' must be a constant 1-D int32 tensor", node.input(8));
+    if (b.dtype != DType::i32 || b.shape.size() != 1)
+      node.invalid("bias '{}' must be a 1-D int32 tensor", node.input(8));
+    const TensorInfo* w_origin = ctx.dequantized_origin(w);
+    if (!b.is_constant() || !ctx.input_info(node, 1).is_constant() || w_origin == nullptr) {
+      // Float32 ops: B * (x_scale * w_scale), w_scale one value or one per output channel, as B.
+      const std::string scale =
+          ctx.emit1(node, "mul", {ctx.input(node, 1), ctx.input(node, 4)}, {}, ctx.fresh_name(out + "/b_scale"));
+      const std::string real = ctx.emit1(node, "cast", {ctx.input(node, 8)}, {{"to", std::string("float32")}},
+                                         ctx.fresh_name(out + "/b_integers"));
+      inputs.push_back(ctx.emit1(node, "mul", {real, scale}, {}, ctx.fresh_name(out + "/b")));
+      const std::string y = ctx.fresh_name(out + "/conv");
+      translate_as(ctx, node, "Conv", inputs, y);
+      translate_as(ctx, node, "QuantizeLinear", {y, node.input(6), node.input(7)}, out);
+      return;
+    }
     const auto x_scale = static_cast<float>(ctx.const_floats(node, 1, "x_scale").at(0));
-    const auto& w_scales = ctx.dequantized_origin(w)->quant->scales;
+    const auto& w_scales = w_origin->quant->scales;
     Affine bias{.params = {.axis = 0}, .int32 = true};
     for (int64_t c = 0; c < b.shape[0]; ++c) {
       bias.params.scales.push_back(x_scale * w_scales[w_scales.size() == 1 ? 0 : static_cast<size_t>(c)]);

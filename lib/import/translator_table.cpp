@@ -24,6 +24,10 @@ EntryMap build_table() {
   add_control_translators(table);
   add_recurrent_translators(table);
   add_index_translators(table);
+  add_einsum_translators(table);
+  add_signal_translators(table);
+  add_sample_translators(table);
+  add_loop_translators(table);
   add_data_dependent_translators(table);
   g_building = nullptr;
   return entries;

@@ -40,6 +40,10 @@ void add_integer_translators(TranslatorTable& table);
 void add_control_translators(TranslatorTable& table);
 void add_recurrent_translators(TranslatorTable& table);
 void add_index_translators(TranslatorTable& table);
+void add_einsum_translators(TranslatorTable& table);
+void add_signal_translators(TranslatorTable& table);
+void add_sample_translators(TranslatorTable& table);
+void add_loop_translators(TranslatorTable& table);
 void add_data_dependent_translators(TranslatorTable& table);
 
 // Helpers shared by the rules.
@@ -56,6 +60,16 @@ void translate_as(ImportContext& ctx, const OnnxNode& node, const std::string& o
 // outputs are then the ONNX names its output list gives. Names its nodes "OWNER/BRANCH/NODE".
 void translate_subgraph(ImportContext& ctx, const onnx::GraphProto& subgraph, const OnnxNode& owner,
                         const std::string& branch);
+// Input `value_i` of `node`, an int8 or uint8 tensor, minus its zero point (input `zero_i`, absent
+// for 0) as float32: exact integers. The zero point is one value or one per index of axis `axis`
+// of the value (-1: one value only), constant or computed at run time; the value a constant, an
+// int8 tensor mt quantized (uint8 held shifted) or a plain integer tensor (translate_integer.cpp).
+std::string integer_operand(ImportContext& ctx, const OnnxNode& node, size_t value_i, size_t zero_i, int64_t axis,
+                            const std::string& hint);
+// `values`, one per index of axis `axis` of a tensor of rank `rank` ([n]), reshaped to [n, 1, ...]
+// so that it broadcasts along that axis; as is when it holds one value or `axis` is -1.
+std::string along_axis(ImportContext& ctx, const OnnxNode& node, const std::string& values, int64_t axis, size_t rank,
+                       const std::string& hint);
 // ReduceMean, ReduceSum, ...: the reduction `mt_op` over the node's axes (an attribute, or from
 // opset 13 for ReduceSum and 18 for the others an input that must be known at conversion).
 void translate_reduce(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op);

@@ -57,6 +57,16 @@ std::vector<TensorType> infer_matmul(const InferContext& context) {
   return {TensorType{context.input(0).dtype, out}};
 }
 
+// det: [..., M, M] -> [...].
+std::vector<TensorType> infer_det(const InferContext& context) {
+  require_rank(context, 0, 2);
+  const TensorInfo& x = context.input(0);
+  if (x.dtype != DType::f32) context.fail("input 'X' must be float32, not {}", dtype_name(x.dtype));
+  if (x.shape[x.shape.size() - 1] != x.shape[x.shape.size() - 2])
+    context.fail("input 'X' {} must end in square matrices", shape_str(x.shape));
+  return {TensorType{DType::f32, Shape(x.shape.begin(), x.shape.end() - 2)}};
+}
+
 }  // namespace
 
 void register_linear_ops(OpRegistry& registry) {
@@ -69,6 +79,13 @@ void register_linear_ops(OpRegistry& registry) {
                         infer_linear});
   registry.add(OpSchema{"matmul", "matrix product with numpy semantics (batch broadcast, 1-D promotion)", {"A", "B"},
                         false, 1, {}, infer_matmul});
+  registry.add(OpSchema{"det",
+                        "determinant of each square matrix in the last two axes (LU with partial pivoting)",
+                        {"X"},
+                        false,
+                        1,
+                        {},
+                        infer_det});
 }
 
 }  // namespace mt

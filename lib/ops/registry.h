@@ -117,5 +117,7 @@ void register_shape_ops(OpRegistry& registry);
 void register_index_ops(OpRegistry& registry);
 void register_quant_ops(OpRegistry& registry);
 void register_recurrent_ops(OpRegistry& registry);
+void register_sample_ops(OpRegistry& registry);
+void register_signal_ops(OpRegistry& registry);
 
 }  // namespace mt

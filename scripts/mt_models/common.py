@@ -27,6 +27,8 @@ class Built:
     expected: np.ndarray
     exporter: str  # "torch.onnx.export" or "onnx.helper"
     reference: str  # what computed `expected`
+    # Graph inputs after the first ("multi_input" models), by name: saved as input_NAME.npy.
+    extra_inputs: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -37,7 +39,9 @@ class Spec:
     description: str
     build: Callable[[int], Built]  # called with the model's seed
     # "float" models are compared with their fp32 reference (--set ci/all); "qdq" ones are pre-quantized
-    # (expected output from PyTorch's int8 execution) and form their own set (--set qdq).
+    # (expected output from PyTorch's int8 execution) and form their own set (--set qdq); "multi_input"
+    # ones take several inputs, not all float32 (a text encoder's token ids and attention mask), and form
+    # their own set too (--set multi_input), which the tests that feed one image-like input leave out.
     kind: str = "float"
 
     @property

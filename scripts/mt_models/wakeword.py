@@ -4,8 +4,8 @@ the trained models that scripts/fetch_trained_models.sh fetches.
 The pipeline is openWakeWord's (openwakeword/utils.py, AudioFeatures): 16 kHz mono audio as int16
 values in float32 -> melspectrogram.onnx -> x / 10 + 2 -> windows of 76 mel frames (32 bins) every
 8 frames -> embedding_model.onnx ([N, 76, 32, 1] -> 96 values) -> the wake-word classifiers read 16
-consecutive embeddings ([1, 16, 96]). melspectrogram.onnx runs on onnxruntime-node (mt-convert
-refuses its rank-3 convolution); the shapes are checked against the .onnx files.
+consecutive embeddings ([1, 16, 96]). Here melspectrogram.onnx runs on onnxruntime-node, the reference
+(wakeword_pipeline.py runs the whole pipeline through mt); the shapes are checked against the .onnx files.
 
     /usr/bin/python3 scripts/mt_models/wakeword.py --models DIR --out DIR [--multiple-of B]
 
@@ -108,41 +108,52 @@ def classifier_inputs(embeddings: np.ndarray, owner: np.ndarray) -> np.ndarray:
     return np.stack(runs).astype(np.float32)
 
 
-def classifier_torch(model: pathlib.Path):
-    """A Flatten / Gemm / Relu / Sigmoid wake-word classifier (alexa_v0.1.onnx) as a torch function."""
+def classifier_torch(model: pathlib.Path, output: str = None):
+    """A wake-word classifier's graph (Flatten, Gemm, Relu, Sigmoid, and the element-wise ops and ReduceMean of
+    PyTorch's LayerNorm export: alexa_v0.1.onnx, the first stage of hey_jarvis_v0.1.onnx) as a torch function
+    returning tensor OUTPUT (default: the graph's output), one value per input."""
     import torch
     from onnx import numpy_helper
     graph = onnx.load(str(model)).graph
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    binary = {"Add": torch.add, "Sub": torch.sub, "Mul": torch.mul, "Div": torch.div, "Pow": torch.pow}
+    target = output or graph.output[0].name
 
     def forward(x):
         env = {graph.input[0].name: x}
         for node in graph.node:
+            if target in env:
+                break
             args = [env[n] if n in env else weights[n] for n in node.input]
             attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-            if node.op_type == "Flatten":
+            if node.op_type == "Constant":
+                out = torch.from_numpy(numpy_helper.to_array(attrs["value"]).copy())
+            elif node.op_type == "Flatten":
                 out = args[0].reshape(args[0].shape[0], -1)
             elif node.op_type == "Gemm":
                 w = args[1].T if attrs.get("transB", 0) else args[1]
                 out = args[0] @ w + (args[2] if len(args) > 2 else 0)
-            elif node.op_type == "Relu":
-                out = torch.relu(args[0])
-            elif node.op_type == "Sigmoid":
-                out = torch.sigmoid(args[0])
+            elif node.op_type == "ReduceMean":
+                out = args[0].mean(dim=attrs["axes"], keepdim=bool(attrs.get("keepdims", 1)))
+            elif node.op_type in binary:
+                out = binary[node.op_type](args[0], args[1])
+            elif node.op_type in ("Relu", "Sigmoid", "Sqrt"):
+                out = getattr(torch, node.op_type.lower())(args[0])
             else:
-                raise RuntimeError(f"{model.name}: op {node.op_type} is not a Flatten/Gemm/Relu/Sigmoid classifier's")
+                raise RuntimeError(f"{model.name}: op {node.op_type} is not one of a Gemm classifier's")
             env[node.output[0]] = out
-        return env[graph.output[0].name].reshape(-1)
+        return env[target].reshape(-1)
     return forward
 
 
-def boundary_inputs(model: pathlib.Path, speech: np.ndarray, per_input: int = 20) -> np.ndarray:
-    """Classifier inputs whose fp32 scores spread evenly over (0, 1), where decisions are fragile: from
-    each real input x0 (speech, scored near 0) gradient ascent finds x1 scored near 1 nearby, and the
-    points x0 + t (x1 - x0) are placed (bisection on t) at scores 0.5/per_input, 1.5/per_input, ...
-    Real speech rarely lands near the 0.5 threshold; these test the decision where int8's error counts."""
+def boundary_inputs(model: pathlib.Path, speech: np.ndarray, per_input: int = 20, output: str = None) -> np.ndarray:
+    """Classifier inputs whose fp32 scores (tensor OUTPUT, default the model's output) spread evenly over (0, 1),
+    where decisions are fragile: from each real input x0 (speech, scored near 0) gradient ascent finds x1 scored
+    near 1 nearby, and the points x0 + t (x1 - x0) are placed (bisection on t) at scores 0.5/per_input,
+    1.5/per_input, ... Real speech rarely lands near the 0.5 threshold; these test the decision where int8's
+    error counts (and hey_jarvis's second stage, which runs above it)."""
     import torch
-    forward = classifier_torch(model)
+    forward = classifier_torch(model, output)
     x0 = torch.from_numpy(speech)
     x1 = x0.clone().requires_grad_(True)
     optimizer = torch.optim.Adam([x1], lr=0.05)

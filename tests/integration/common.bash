@@ -27,3 +27,11 @@ expect_no_output() {
   [[ ! -s "$work/out" ]] || fail "wrote to stdout on error: $(head -c 200 "$work/out")"
   if [[ $# -gt 0 && -n "$(ls -A "$1")" ]]; then fail "left files behind in $1: $(ls -A "$1")"; fi
 }
+
+# skip_trained REASON: the tests on openWakeWord's trained models skip (77) when the models or
+# onnxruntime-node cannot be fetched, except under MT_REQUIRE_TRAINED_MODELS=1, where that fails.
+skip_trained() {
+  [[ "${MT_REQUIRE_TRAINED_MODELS:-0}" != 1 ]] || fail "$* (MT_REQUIRE_TRAINED_MODELS=1)"
+  echo "SKIP: $*"
+  exit 77
+}

@@ -130,6 +130,11 @@ rm -f "$out"
 expect_convert 4 "external data ('external.bin') needs the model as a file path" - < "$models/external.onnx"
 mt-convert --list-ops > "$work/ops" || fail "--list-ops failed"
 for op in Conv Gemm Resize Shape; do grep -qx "$op" "$work/ops" || fail "--list-ops does not list $op"; done
+# mt-convert(1)'s list of imported op types is --list-ops's.
+sed -n '/op-list-begin/,/op-list-end/p' "$MT_SOURCE_DIR/man/mt-convert.1" | grep -v '^\.' | tr ',' '\n' |
+  tr -d ' .' | grep -v '^$' | sort > "$work/man-ops"
+sort "$work/ops" | diff -u "$work/man-ops" - >&2 ||
+  fail "man/mt-convert.1's op list differs from mt-convert --list-ops (- the man page, + --list-ops)"
 
 # A terminal on stdout is refused before anything is read (script(1) gives the command a pty).
 if command -v script > /dev/null; then

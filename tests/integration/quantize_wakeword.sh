@@ -22,18 +22,12 @@ python=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-skip() {
-  [[ "${MT_REQUIRE_TRAINED_MODELS:-0}" != 1 ]] || fail "$* (MT_REQUIRE_TRAINED_MODELS=1)"
-  echo "SKIP: $*"
-  exit 77
-}
-
-models=$("$MT_SOURCE_DIR/scripts/fetch_trained_models.sh") || skip "the trained models cannot be fetched"
-command -v espeak-ng > /dev/null || skip "espeak-ng is not installed (scripts/install-deps.sh)"
+models=$("$MT_SOURCE_DIR/scripts/fetch_trained_models.sh") || skip_trained "the trained models cannot be fetched"
+command -v espeak-ng > /dev/null || skip_trained "espeak-ng is not installed (scripts/install-deps.sh)"
 batch=40  # embedding windows per run
 status=0
 "$python" "$MT_SOURCE_DIR/scripts/mt_models/wakeword.py" --models "$models" --out "$work" --multiple-of $batch || status=$?
-[[ $status -ne 2 ]] || skip "onnxruntime-node is unavailable"
+[[ $status -ne 2 ]] || skip_trained "onnxruntime-node is unavailable"
 [[ $status -eq 0 ]] || fail "wakeword.py failed ($status)"
 
 # The embedding model: calibrate on 80 windows spread over the calibration speech.

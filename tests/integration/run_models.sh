@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test model with mt-run against the PyTorch (or numpy) output the export script saved:
-# for each model of `export_models.py --list --set ${MT_MODEL_SET:-ci}` in $MT_TEST_MODELS,
-# mt-convert model.onnx, then mt-run --input input.npy --compare expected.npy on the reference
-# backend and, when this build has it, on cpu with 1 and 2 threads. The acceptance check of the
+# for each model of `export_models.py --list --set ${MT_MODEL_SET:-ci}` and of `--set multi_input`
+# (several inputs: input.npy and input_NAME.npy) in $MT_TEST_MODELS, mt-convert model.onnx, then
+# mt-run --input input.npy --compare expected.npy on the reference backend and, when this build has
+# it, on cpu with 1 and 2 threads. The acceptance check of the
 # runtime: max abs error <= 1e-4 x the output's range and cosine >= 0.99999
 # (--atol-range 1e-4 --rtol 0 --min-cosine 0.99999). Every model and device is tried; the
 # failures are listed at the end.
@@ -17,7 +18,8 @@ python=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-models=$("$python" "$MT_SOURCE_DIR/scripts/export_models.py" --list --set "${MT_MODEL_SET:-ci}")
+models=$("$python" "$MT_SOURCE_DIR/scripts/export_models.py" --list --set "${MT_MODEL_SET:-ci}"
+        "$python" "$MT_SOURCE_DIR/scripts/export_models.py" --list --set multi_input)
 devices=$(mt-run --list-devices)
 [[ "$devices" == reference* ]] || { echo "FAIL: mt-run --list-devices does not start with reference: $devices" >&2; exit 1; }
 runs=("reference 1")
@@ -34,10 +36,19 @@ for name in $models; do
     failures+=("$name: mt-convert: $(tail -1 "$work/err")")
     continue
   fi
+  inputs=(--input "$dir/input.npy")
+  extras=("$dir"/input_*.npy)
+  if [[ -e "${extras[0]}" ]]; then  # a multi_input model: every input by name
+    inputs=(--input "input=$dir/input.npy")
+    for extra in "${extras[@]}"; do
+      extra_name=${extra##*/input_}
+      inputs+=(--input "${extra_name%.npy}=$extra")
+    done
+  fi
   for run in "${runs[@]}"; do
     read -r device threads <<< "$run"
     status=0
-    mt-run --device "$device" --threads "$threads" "$work/$name.mt" --input "$dir/input.npy" \
+    mt-run --device "$device" --threads "$threads" "$work/$name.mt" "${inputs[@]}" \
       --compare "$dir/expected.npy" --atol-range 1e-4 --rtol 0 --min-cosine 0.99999 \
       > "$work/out" 2> "$work/err" || status=$?
     result=$(grep '^compare ' "$work/out" | sed 's/^compare [^ ]* with [^:]*: //' || true)

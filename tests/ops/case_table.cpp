@@ -18,6 +18,8 @@ const CaseTable& case_table() {
     add_index_cases(t);
     add_quant_cases(t);
     add_recurrent_cases(t);
+    add_sample_cases(t);
+    add_signal_cases(t);
     add_int8_cases(t);
     return t;
   }();

@@ -69,6 +69,13 @@ void add_binary_cases(CaseTable& t) {
                     .inputs = {typed(dtype, {3, 5}, -100, 100), given(dtype, {5}, {-7, -3, 2, 5, 9})},
                     .attrs = {{"fmod", fmod}}});
   }
+  // float16 (computed in float32, exact): ONNX's Max, Min and Mod (fmod 1) on half tensors.
+  for (const char* op : {"max", "min"})
+    t.add(op,
+          {.name = "float16, broadcast", .inputs = {typed(DType::f16, {3, 5}, -4, 4), typed(DType::f16, {5}, -4, 4)}});
+  t.add("mod", {.name = "float16 fmod 1, mixed signs",
+                .inputs = {typed(DType::f16, {4, 6}, -50, 50), given(DType::f16, {6}, {3, -3, 7.5, -0.25, 11, 1})},
+                .attrs = {{"fmod", int64_t{1}}}});
   t.add("mod", {.name = "uint8", .inputs = {typed(DType::u8, {4, 4}, 0, 256), given(DType::u8, {4}, {1, 3, 7, 200})}});
   t.add("mod", {.name = "float32 fmod 1, broadcast",
                 .inputs = {in({2, 3, 5}, -10, 10), given(DType::f32, {5}, {-3, -1.7, 0.6, 2.5, 4})},

@@ -22,6 +22,11 @@ void add_linear_cases(CaseTable& t) {
   t.add("matmul", {.name = "1-D A", .inputs = {in({6}), in({2, 6, 3})}});
   t.add("matmul", {.name = "1-D B", .inputs = {in({4, 6}), in({6})}});
   t.add("matmul", {.name = "1-D both (dot)", .inputs = {in({9}), in({9})}});
+
+  t.add("det", {.name = "batch of 3x3", .inputs = {in({2, 4, 3, 3}, -2, 2)}});
+  t.add("det", {.name = "one 6x6 (pivoting)", .inputs = {in({6, 6}, -1, 1)}});
+  // Equal rows: singular, the determinant 0.
+  t.add("det", {.name = "singular", .inputs = {given(DType::f32, {2, 2}, {1.5, -2, 1.5, -2})}});
 }
 
 }  // namespace mt::optest

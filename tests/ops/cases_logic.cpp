@@ -1,5 +1,5 @@
 // Cases of the logic family: comparisons of every dtype with broadcasting and with the values
-// that decide them (equal elements, NaN, infinities), boolean ops on bool tensors, is_nan and
+// that decide them (equal elements, NaN, infinities; float values fp16 holds exactly, for vulkan fp16), boolean ops on bool tensors, is_nan and
 // is_inf on NaN and infinities with their attributes, and where selecting every dtype with its
 // three operands broadcast.
 #include <limits>
@@ -19,8 +19,14 @@ const char* const kBooleanOps[] = {"logical_and", "logical_or", "logical_xor"};
 
 void add_logic_cases(CaseTable& t) {
   for (const char* op : kComparisons) {
-    t.add(op, {.name = "float32 broadcast", .inputs = {in({2, 5, 3, 4}), in({5, 1, 1})}});
-    t.add(op, {.name = "float32 constant row", .inputs = {in({1, 3, 4, 6}), weight({6})}});
+    // Quarters, which fp16 holds exactly (vulkan fp16 compares its stored inputs), equal pairs among them.
+    const std::vector<double> quarters = {-1.5, 0.25, 0.75, -0.25, 1, 0.5, -0.75};
+    t.add(op, {.name = "float32 broadcast",
+               .inputs = {given(DType::f32, {2, 5, 3, 4}, quarters),
+                          given(DType::f32, {5, 1, 1}, {0.25, -0.75, 1, 0, 0.5})}});
+    CaseInput row = given(DType::f32, {6}, {0.5, -1.5, 0.75, 1, -0.25, 0.25});
+    row.constant = true;
+    t.add(op, {.name = "float32 constant row", .inputs = {given(DType::f32, {1, 3, 4, 6}, quarters), row}});
     // Every pair of these meets: equal values, NaN (never equal, never ordered), signed zeros.
     const std::vector<double> special = {-1, 0, -0.0, 1, kNaN, kInf, -kInf};
     t.add(op, {.name = "float32 NaN, infinities, zeros",

@@ -52,6 +52,10 @@ void add_pool_cases(CaseTable& t) {
   t.add("max_pool2d_indices", {.name = "ties: the first position",
                                .inputs = {given(DType::f32, {1, 2, 4, 4}, {1, 1, 2, 0})},
                                .attrs = {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{1, 1}}}});
+  // uint8 images: padding taps are skipped, so a window of small values keeps them (not 0).
+  t.add("max_pool2d", {.name = "uint8, 5x5 padded 2, stride 2",
+                       .inputs = {typed(DType::u8, {1, 3, 9, 7}, 0, 256)},
+                       .attrs = {{"kernel_shape", Ints{5, 5}}, {"pads", Ints{2, 2, 2, 2}}, {"strides", Ints{2, 2}}}});
 
   for (const char* op : {"global_avg_pool", "global_max_pool"}) {
     t.add(op, {.name = "1x16x7x7", .inputs = {in({1, 16, 7, 7})}});

@@ -80,6 +80,8 @@ void add_shape_cases(CaseTable& table);
 void add_index_cases(CaseTable& table);
 void add_quant_cases(CaseTable& table);
 void add_recurrent_cases(CaseTable& table);
+void add_sample_cases(CaseTable& table);
+void add_signal_cases(CaseTable& table);
 void add_int8_cases(CaseTable& table);  // int8 variants of compute ops (lib/quant's scheme)
 
 // Every case of every family.

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "lib/core/float16.h"
 #include "lib/ops/registry.h"
 #include "lib/runtime/compare.h"
 
@@ -24,7 +25,9 @@ HostArray random_data(const CaseInput& input, std::mt19937_64& rng) {
     const double value = given ? input.values[i % input.values.size()] : 0.0;
     switch (input.dtype) {
       case DType::f32: reinterpret_cast<float*>(out)[i] = static_cast<float>(given ? value : real(rng)); break;
-      case DType::f16: throw Error(ExitCode::failure, "op harness: float16 inputs are not generated");
+      case DType::f16:
+        reinterpret_cast<uint16_t*>(out)[i] = float_to_half(static_cast<float>(given ? value : real(rng)));
+        break;
       case DType::i8: reinterpret_cast<int8_t*>(out)[i] = static_cast<int8_t>(given ? value : whole()); break;
       case DType::u8: reinterpret_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(given ? value : whole()); break;
       case DType::i32: reinterpret_cast<int32_t*>(out)[i] = static_cast<int32_t>(given ? value : whole()); break;

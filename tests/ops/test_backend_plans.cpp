@@ -175,8 +175,13 @@ TEST_CASE("plans: a graph input or a constant returned as an output") {
   const float kv[2] = {7, 8};
   k.data = ConstData::copy_of(kv, 8);
   g.add_tensor(std::move(k));
+  // An int64 constant (a Shape folded at import): every backend returns it exactly, vulkan too.
+  TensorInfo shape{.name = "shape", .dtype = DType::i64, .shape = {3}};
+  const int64_t shape_values[3] = {1, 3, int64_t{1} << 40};
+  shape.data = ConstData::copy_of(shape_values, sizeof shape_values);
+  g.add_tensor(std::move(shape));
   g.inputs = {"x"};
-  g.outputs = {"y", "x", "k"};
+  g.outputs = {"y", "x", "k", "shape"};
   g.nodes = {{.name = "n", .op = "abs", .inputs = {"x"}, .outputs = {"y"}}};
   g.validate();
   for (const Backend* backend : all_backends()) {
@@ -192,6 +197,12 @@ TEST_CASE("plans: a graph input or a constant returned as an output") {
     CHECK(y[2] == 3);
     CHECK(x_copy[2] == -3);
     CHECK(k_copy[1] == 8);
+    const auto* shape_out = static_cast<const int64_t*>(plan->output_data(3));  // unbound: the plan's copy
+    CHECK(shape_out[2] == int64_t{1} << 40);
+    int64_t shape_copy[3] = {};
+    plan->bind_output(3, shape_copy);
+    plan->run();
+    CHECK(shape_copy[1] == 3);
   }
 }
 

@@ -1,6 +1,7 @@
 // add, sub, mul, div, max, min, pow, mod, bit_shift with numpy broadcasting. Float tensors of rank
 // <= 6 use XNNPACK's *_nd_f32 operators (add keeps its fused clamp); integers, pow, mod and higher
-// ranks use a broadcast loop. Both operands are read in the output's layout, so NHWC activations meet
+// ranks use a broadcast loop, and so do max, min and mod on float16 (computed in float32, where
+// they are exact, NaN winning as in the reference). Both operands are read in the output's layout, so NHWC activations meet
 // per-channel constants ([C,1,1] is [1,1,1,C] in NHWC: no copy) without a layout change.
 #include <algorithm>
 #include <array>
@@ -9,6 +10,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/engines/broadcast_loop.h"
+#include "lib/core/float16.h"
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/ops.h"
 
@@ -161,9 +163,33 @@ void add_loop(NodeContext& c, const std::vector<Value>& values, const BroadcastL
   }
 }
 
+// max, min and mod (fmod 1, as its schema requires for floats) on float16 bit patterns.
+void add_half_loop(NodeContext& c, const std::vector<Value>& values, const BroadcastLoop& loop) {
+  const std::string& op = c.node().op;
+  auto step = [&](auto fn) {
+    c.add_kernel(values, [loop, fn](Pointers p, pthreadpool_t pool) {
+      loop.run(
+          static_cast<const uint16_t*>(p[0]), static_cast<const uint16_t*>(p[1]), static_cast<uint16_t*>(p[2]),
+          [fn](uint16_t a, uint16_t b) { return float_to_half(fn(half_to_float(a), half_to_float(b))); }, pool);
+    });
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  if (op == "max") {
+    step([nan](float a, float b) { return std::isnan(a) || std::isnan(b) ? nan : std::max(a, b); });
+  } else if (op == "min") {
+    step([nan](float a, float b) { return std::isnan(a) || std::isnan(b) ? nan : std::min(a, b); });
+  } else {
+    step([](float a, float b) { return std::fmod(a, b); });
+  }
+}
+
+bool half_op(const std::string& op) { return op == "max" || op == "min" || op == "mod"; }
+
 }  // namespace
 
 std::optional<std::string> check_binary(const Graph& graph, const Node& node) {
+  if (half_op(node.op) && graph.tensor(node.outputs[0]).dtype == DType::f16)
+    return check_dtypes(graph, node, {DType::f16});
   // bit_shift's schema allows uint8 only; quantized int8 nodes go to ops_int8.h instead.
   return check_dtypes(graph, node, {DType::f32, DType::i8, DType::u8, DType::i32, DType::i64});
 }
@@ -228,6 +254,12 @@ void plan_binary(NodeContext& c) {
     case DType::u8: add_loop<uint8_t>(c, {a, b, y}, loop); break;
     case DType::i32: add_loop<int32_t>(c, {a, b, y}, loop); break;
     case DType::i64: add_loop<int64_t>(c, {a, b, y}, loop); break;
+    case DType::f16:
+      if (half_op(c.node().op)) {
+        add_half_loop(c, {a, b, y}, loop);
+        break;
+      }
+      [[fallthrough]];
     default: unsupported("node '{}': dtype {} not supported", c.node().name, dtype_name(dtype));
   }
 }

@@ -88,6 +88,14 @@ MT_CPU_OP(scatter_elements)
 MT_CPU_OP(scatter_nd)
 MT_CPU_OP(one_hot)
 MT_CPU_OP(non_max_suppression)
+// sample.cpp: the sample family
+MT_CPU_OP(grid_sample)
+MT_CPU_OP(roi_align)
+MT_CPU_OP(max_unpool)
+// signal.cpp: the signal family, and det
+MT_CPU_OP(dft)
+MT_CPU_OP(reverse_sequence)
+MT_CPU_OP(det)
 // quant.cpp
 MT_CPU_OP(quantize)
 MT_CPU_OP(dequantize)

@@ -1,9 +1,11 @@
 // max_pool2d, avg_pool2d and the global pools on NHWC activations. XNNPACK covers the usual
 // cases (ceil_mode becomes extra bottom/right padding, which both of its pools ignore); a
-// portable NHWC kernel covers the rest: 1x1 windows, count_include_pad with padding. Global
+// portable NHWC kernel covers the rest: 1x1 windows, count_include_pad with padding, uint8 max
+// pooling (images; padding taps are skipped, as ONNX ignores them). Global
 // pools are XNNPACK's global average pooling for 4-D input and reductions otherwise.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -51,21 +53,24 @@ uint32_t extended_pad(size_t out, int64_t stride, int64_t extent, size_t in, int
   return static_cast<uint32_t>(std::max(pad_end, needed));
 }
 
-void pool_rows(const Pool2d& g, const float* x, float* y, size_t begin, size_t end) {
+template <typename T>
+void pool_rows(const Pool2d& g, const T* x, T* y, size_t begin, size_t end) {
   const size_t channels = g.c;
+  constexpr T lowest =
+      std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
   for (size_t row = begin; row < end; ++row) {
     const size_t n = row / g.out_h;
     const int64_t oh = static_cast<int64_t>(row % g.out_h);
     for (int64_t ow = 0; ow < static_cast<int64_t>(g.out_w); ++ow) {
-      float* out = y + (row * g.out_w + static_cast<size_t>(ow)) * channels;
-      std::fill(out, out + channels, g.max ? -std::numeric_limits<float>::infinity() : 0.0f);
+      T* out = y + (row * g.out_w + static_cast<size_t>(ow)) * channels;
+      std::fill(out, out + channels, g.max ? lowest : T{0});
       for (int64_t i = 0; i < g.kh; ++i) {
         const int64_t ih = oh * g.sh - g.pt + i * g.dh;
         if (ih < 0 || ih >= static_cast<int64_t>(g.h)) continue;
         for (int64_t j = 0; j < g.kw; ++j) {
           const int64_t iw = ow * g.sw - g.pl + j * g.dw;
           if (iw < 0 || iw >= static_cast<int64_t>(g.w)) continue;
-          const float* in = x + ((n * g.h + static_cast<size_t>(ih)) * g.w + static_cast<size_t>(iw)) * channels;
+          const T* in = x + ((n * g.h + static_cast<size_t>(ih)) * g.w + static_cast<size_t>(iw)) * channels;
           if (g.max) {
             for (size_t ch = 0; ch < channels; ++ch) out[ch] = in[ch] > out[ch] ? in[ch] : out[ch];
           } else {
@@ -73,23 +78,25 @@ void pool_rows(const Pool2d& g, const float* x, float* y, size_t begin, size_t e
           }
         }
       }
+      if constexpr (!std::is_floating_point_v<T>) continue;  // integers: max only
       if (g.max) continue;
       const WindowTaps rows = window_taps(g.window, 0, oh * g.sh - g.pt, static_cast<int64_t>(g.h));
       const WindowTaps columns = window_taps(g.window, 1, ow * g.sw - g.pl, static_cast<int64_t>(g.w));
       const auto divisor =
           static_cast<size_t>(g.include_pad ? rows.padded * columns.padded : rows.valid * columns.valid);
       const float scale = divisor > 0 ? 1.0f / static_cast<float>(divisor) : 0.0f;
-      for (size_t ch = 0; ch < channels; ++ch) out[ch] *= scale;
+      for (size_t ch = 0; ch < channels; ++ch) out[ch] = static_cast<T>(out[ch] * scale);
     }
   }
 }
 
+template <typename T>
 void plan_portable_pool(NodeContext& c, const Pool2d& g) {
   const Value x = c.input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
   c.add_kernel({x, y}, [g](Pointers p, pthreadpool_t pool) {
     parallel_chunks(pool, g.n * g.out_h, 1, [&](size_t begin, size_t end) {
-      pool_rows(g, static_cast<const float*>(p[0]), static_cast<float*>(p[1]), begin, end);
+      pool_rows(g, static_cast<const T*>(p[0]), static_cast<T*>(p[1]), begin, end);
     });
   });
 }
@@ -104,7 +111,7 @@ void add_xnn_pool(NodeContext& c, xnn_operator_t op, const Pool2d& g,
 }
 
 std::optional<std::string> check_pool_common(const Graph& graph, const Node& node, bool max) {
-  if (auto reason = check_float(graph, node)) return reason;
+  if (auto reason = max ? check_dtypes(graph, node, {DType::f32, DType::u8}) : check_float(graph, node)) return reason;
   if (graph.tensor(node.inputs[0]).shape.size() != 4) return std::string("only 4-D input supported");
   if (attr_ints(node, "kernel_shape").size() != 2 || attr_ints(node, "strides").size() != 2 ||
       attr_ints(node, "pads").size() != 4 || (max && attr_ints(node, "dilations").size() != 2))
@@ -142,6 +149,7 @@ void plan_max_pool2d_indices(NodeContext& c) {
 
 void plan_max_pool2d(NodeContext& c) {
   const Pool2d g = pool_geometry(c, true);
+  if (c.input_info(0).dtype == DType::u8) return plan_portable_pool<uint8_t>(c, g);
   const uint32_t pb = extended_pad(g.out_h, g.sh, g.dh * (g.kh - 1) + 1, g.h, g.pt, g.pb);
   const uint32_t pr = extended_pad(g.out_w, g.sw, g.dw * (g.kw - 1) + 1, g.w, g.pl, g.pr);
   xnn_operator_t op = nullptr;
@@ -151,7 +159,7 @@ void plan_max_pool2d(NodeContext& c) {
                                         static_cast<uint32_t>(g.sh), static_cast<uint32_t>(g.sw),
                                         static_cast<uint32_t>(g.dh), static_cast<uint32_t>(g.dw), g.c, g.c, g.c, -inf,
                                         inf, 0, &op) != xnn_status_success) {
-    plan_portable_pool(c, g);  // e.g. 1x1 windows, which XNNPACK refuses
+    plan_portable_pool<float>(c, g);  // e.g. 1x1 windows, which XNNPACK refuses
     return;
   }
   add_xnn_pool(c, op, g, xnn_setup_max_pooling2d_nhwc_f32);
@@ -171,7 +179,7 @@ void plan_avg_pool2d(NodeContext& c) {
                                             static_cast<uint32_t>(g.kh), static_cast<uint32_t>(g.kw),
                                             static_cast<uint32_t>(g.sh), static_cast<uint32_t>(g.sw), g.c, g.c, g.c,
                                             -inf, inf, 0, &op) != xnn_status_success) {
-    plan_portable_pool(c, g);
+    plan_portable_pool<float>(c, g);
     return;
   }
   add_xnn_pool(c, op, g, xnn_setup_average_pooling2d_nhwc_f32);

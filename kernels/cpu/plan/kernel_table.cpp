@@ -104,6 +104,7 @@ constexpr std::array kKernels{
     // linear family
     OP("linear", linear),
     OP("matmul", matmul),
+    OP("det", det),
     // conv family
     OP("conv2d", conv2d),
     OP("conv_transpose2d", conv_transpose2d),
@@ -137,6 +138,13 @@ constexpr std::array kKernels{
     OP("scatter_nd", scatter_nd),
     OP("one_hot", one_hot),
     OP("non_max_suppression", non_max_suppression),
+    // sample family
+    OP("grid_sample", grid_sample),
+    OP("roi_align", roi_align),
+    OP("max_unpool", max_unpool),
+    // signal family
+    OP("dft", dft),
+    OP("reverse_sequence", reverse_sequence),
     // quantization family
     OP("quantize", quantize),
     OP("dequantize", dequantize),

@@ -13,6 +13,7 @@ namespace mt::vulkan {
 // ops_elementwise.cpp
 MT_VULKAN_OP(unary)
 MT_VULKAN_OP(binary)
+MT_VULKAN_OP(where)
 MT_VULKAN_OP(batch_norm)
 // ops_conv.cpp
 MT_VULKAN_OP(conv2d)

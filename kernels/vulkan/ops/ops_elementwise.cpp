@@ -1,5 +1,6 @@
-// Element-wise ops: activations (shaders/unary.comp), binary arithmetic with broadcasting and
-// prelu (binary.comp), and unfused batch_norm as a per-channel affine map (channel_affine.comp).
+// Element-wise ops: activations and logical_not (shaders/unary.comp), binary arithmetic with
+// broadcasting, prelu, comparisons and boolean ops (binary.comp), where (select.comp), and unfused
+// batch_norm as a per-channel affine map (channel_affine.comp). Bool tensors are 0.0 / 1.0 here.
 #include <cmath>
 #include <limits>
 #include <map>
@@ -81,6 +82,26 @@ void plan_binary(NodeContext& ctx) {
   ctx.dispatch("binary", {64, 1, 1}, {kBinaryOps.at(node.op), texels ? 0u : 1u},
                {NodeContext::read(a), NodeContext::read(b), NodeContext::write(y)},
                Params().i(count).f(lo).f(hi).view(out).view(va).view(vb), linear_groups(count));
+}
+
+std::optional<std::string> check_where(const Graph&, const Node&) { return std::nullopt; }
+
+void plan_where(NodeContext& ctx) {
+  const Tensor y = ctx.output(0);
+  const View out = y.view();
+  const Tensor& condition = ctx.input(0);
+  const Tensor& x = ctx.input(1);
+  const Tensor& z = ctx.input(2);
+  const int64_t count = numel(y.layout.dims);
+  ctx.dispatch("select", {64, 1, 1}, {},
+               {NodeContext::read(condition), NodeContext::read(x), NodeContext::read(z), NodeContext::write(y)},
+               Params()
+                   .i(count)
+                   .view(out)
+                   .view(aligned(condition.view(), out.rank))
+                   .view(aligned(x.view(), out.rank))
+                   .view(aligned(z.view(), out.rank)),
+               linear_groups(count));
 }
 
 std::optional<std::string> check_batch_norm(const Graph& graph, const Node& node) {

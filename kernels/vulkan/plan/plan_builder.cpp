@@ -40,11 +40,17 @@ std::array<uint32_t, 3> linear_groups(int64_t count, uint32_t local) {
   return {static_cast<uint32_t>(x), static_cast<uint32_t>(y), 1};
 }
 
+// Staging holds graph inputs and outputs as float32, bool ones too (0.0 / 1.0, converted by the
+// host); a constant output keeps its own bytes.
+static size_t staging_bytes(const TensorInfo& info) {
+  return info.dtype == DType::boolean && !info.is_constant() ? static_cast<size_t>(info.numel()) * 4 : info.byte_size();
+}
+
 PlanBuilder::PlanBuilder(const Graph& g, bool use_fp16, const DeviceInfo* info) : graph(g), fp16(use_fp16), device(info) {
   for (const auto& name : graph.inputs)
-    input_staging.push_back(new_buffer(Region::input_staging, graph.tensor(name).byte_size()));
+    input_staging.push_back(new_buffer(Region::input_staging, staging_bytes(graph.tensor(name))));
   for (const auto& name : graph.outputs)
-    output_staging.push_back(new_buffer(Region::output_staging, graph.tensor(name).byte_size()));
+    output_staging.push_back(new_buffer(Region::output_staging, staging_bytes(graph.tensor(name))));
 }
 
 int PlanBuilder::new_buffer(Region region, size_t bytes, std::vector<std::byte> data) {
@@ -92,8 +98,9 @@ void PlanBuilder::add_dispatch(Dispatch dispatch, const Params& params) {
 const Tensor& PlanBuilder::value(const std::string& name, size_t node_index) {
   if (auto it = values_.find(name); it != values_.end()) return it->second;
   const TensorInfo& info = graph.tensor(name);
-  if (info.dtype != DType::f32)
-    fail(ExitCode::unsupported, "vulkan: tensor '{}' is {}; only float32 is supported", name, dtype_name(info.dtype));
+  if (info.dtype != DType::f32 && !(info.dtype == DType::boolean && !info.is_constant()))
+    fail(ExitCode::unsupported, "vulkan: tensor '{}' is {}; only float32 and computed bool tensors are supported", name,
+         dtype_name(info.dtype));
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     if (graph.inputs[i] != name) continue;
     // A graph input: packed from its staging buffer when first used.
@@ -127,6 +134,10 @@ void PlanBuilder::build() {
   const auto producers = graph.producers();
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
     const std::string& name = graph.outputs[o];
+    if (const TensorInfo& info = graph.tensor(name); info.is_constant() && info.layout.empty()) {
+      constant_outputs.push_back(o);
+      continue;
+    }
     auto it = producers.find(name);
     const size_t node_index = it != producers.end() ? it->second : 0;
     const Tensor tensor = value(name, node_index);

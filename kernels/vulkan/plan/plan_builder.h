@@ -86,6 +86,9 @@ class PlanBuilder {
   std::vector<Dispatch> dispatches;
   std::vector<int> input_staging;   // buffer per graph input
   std::vector<int> output_staging;  // buffer per graph output
+  // Graph outputs that are constants in the model (shape computations folded at import, any
+  // dtype): written into their output staging once at planning, exactly, with no dispatch.
+  std::vector<size_t> constant_outputs;
 
   // --- used by op planners through NodeContext ---
   const Tensor& value(const std::string& name, size_t node_index);

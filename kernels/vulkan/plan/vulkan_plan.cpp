@@ -149,11 +149,23 @@ void VulkanPlan::place(PlanBuilder& builder) {
   const Allocation outputs = pack_region({Region::output_staging}, MemoryKind::host);
   for (int b : builder.input_staging) {
     input_staging_.push_back(inputs.mapped + (buffers[static_cast<size_t>(b)].offset - inputs.offset));
-    input_bytes_.push_back(builder.graph.tensor(builder.graph.inputs[input_bytes_.size()]).byte_size());
+    const TensorInfo& info = builder.graph.tensor(builder.graph.inputs[input_bytes_.size()]);
+    input_bytes_.push_back(info.byte_size());
+    input_bool_.push_back(info.dtype == DType::boolean);
   }
   for (int b : builder.output_staging) {
     output_staging_.push_back(outputs.mapped + (buffers[static_cast<size_t>(b)].offset - outputs.offset));
-    output_bytes_.push_back(builder.graph.tensor(builder.graph.outputs[output_bytes_.size()]).byte_size());
+    const TensorInfo& info = builder.graph.tensor(builder.graph.outputs[output_bytes_.size()]);
+    output_bytes_.push_back(info.byte_size());
+    output_bool_.push_back(info.dtype == DType::boolean && !info.is_constant());
+  }
+  bool_outputs_.resize(output_bool_.size());
+  for (size_t o = 0; o < output_bool_.size(); ++o)
+    if (output_bool_[o]) bool_outputs_[o].resize(output_bytes_[o]);
+  // No dispatch writes these: their bytes stay in staging for every run.
+  for (size_t o : builder.constant_outputs) {
+    const auto bytes = builder.graph.tensor(builder.graph.outputs[o]).data.bytes();
+    std::memcpy(output_staging_[o], bytes.data(), bytes.size());
   }
 }
 
@@ -291,14 +303,23 @@ void VulkanPlan::bind_output(size_t index, void* data) {
 
 const void* VulkanPlan::output_data(size_t index) const {
   if (index >= outputs_.size()) fail(ExitCode::failure, "output_data: index {} out of range ({} outputs)", index, outputs_.size());
-  return outputs_[index] != nullptr ? outputs_[index] : output_staging_[index];
+  if (outputs_[index] != nullptr) return outputs_[index];
+  return output_bool_[index] ? static_cast<const void*>(bool_outputs_[index].data()) : output_staging_[index];
 }
 
 void VulkanPlan::run() {
   for (size_t i = 0; i < inputs_.size(); ++i) {
     if (inputs_[i] == nullptr) fail(ExitCode::invalid_input, "input '{}' is not bound", input_names_[i]);
     // The staging buffer keeps the last copy; the pack dispatch of every run reads it from there.
-    if (!reuse_inputs_ || input_bound_[i]) std::memcpy(input_staging_[i], inputs_[i], input_bytes_[i]);
+    if (!reuse_inputs_ || input_bound_[i]) {
+      if (input_bool_[i]) {
+        const auto* bytes = static_cast<const uint8_t*>(inputs_[i]);
+        auto* floats = reinterpret_cast<float*>(input_staging_[i]);
+        for (size_t k = 0; k < input_bytes_[i]; ++k) floats[k] = bytes[k] != 0 ? 1.0f : 0.0f;
+      } else {
+        std::memcpy(input_staging_[i], inputs_[i], input_bytes_[i]);
+      }
+    }
     input_bound_[i] = false;
   }
   context_->submit_and_wait(commands_, fence_, "vkQueueSubmit");
@@ -315,8 +336,15 @@ void VulkanPlan::run() {
       if (segment_nodes_[s] < node_seconds_.size()) node_seconds_[segment_nodes_[s]] += static_cast<double>(ticks) * period;
     }
   }
-  for (size_t o = 0; o < outputs_.size(); ++o)
-    if (outputs_[o] != nullptr) std::memcpy(outputs_[o], output_staging_[o], output_bytes_[o]);
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    if (output_bool_[o]) {
+      auto* bytes = outputs_[o] != nullptr ? static_cast<uint8_t*>(outputs_[o]) : bool_outputs_[o].data();
+      const auto* floats = reinterpret_cast<const float*>(output_staging_[o]);
+      for (size_t k = 0; k < output_bytes_[o]; ++k) bytes[k] = floats[k] != 0.0f ? 1 : 0;
+    } else if (outputs_[o] != nullptr) {
+      std::memcpy(outputs_[o], output_staging_[o], output_bytes_[o]);
+    }
+  }
 }
 
 std::vector<NodeTiming> VulkanPlan::last_profile() const {

@@ -43,6 +43,9 @@ class VulkanPlan final : public ExecutionPlan {
   std::vector<std::byte*> output_staging_;  // mapped, per graph output
   std::vector<size_t> output_bytes_;
   std::vector<void*> outputs_;              // caller buffers (nullptr: read from staging)
+  // bool inputs and outputs: staging holds them as float32 0.0 / 1.0, the caller as bytes.
+  std::vector<bool> input_bool_, output_bool_;
+  std::vector<std::vector<uint8_t>> bool_outputs_;  // the bytes of unbound bool outputs, after a run
   std::vector<std::string> input_names_;
 
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;

@@ -1,10 +1,12 @@
 // Reference kernels of the binary family on float32 and on plain integers (int8, uint8, int32,
-// int64: integer graphs, and shape arithmetic evaluated by constant folding).
+// int64: integer graphs, and shape arithmetic evaluated by constant folding); max, min and mod
+// (fmod) also on float16, computed in float32, where they are exact.
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 
+#include "lib/core/float16.h"
 #include "lib/ops/broadcast.h"
 #include "lib/ops/eval/kernel_util.h"
 #include "lib/ops/eval/reference.h"
@@ -135,14 +137,22 @@ void run_binary(const Node& node, BinaryOp op, std::span<const ConstView> inputs
       });
       return;
     // int8 here is plain integers: quantized int8 runs the kernels of quantized_elementwise.cpp.
+    case DType::f16:
+      if (op != BinaryOp::max && op != BinaryOp::min && op != BinaryOp::fmod) break;
+      broadcast_apply<uint16_t>(inputs, outputs, [&](uint16_t a, uint16_t b) {
+        return float_to_half(apply_float(node, op, half_to_float(a), half_to_float(b)));
+      });
+      return;
     case DType::i8: integer_apply<int8_t>(node, op, inputs, outputs); return;
     case DType::u8: integer_apply<uint8_t>(node, op, inputs, outputs); return;
     case DType::i32: integer_apply<int32_t>(node, op, inputs, outputs); return;
     case DType::i64: integer_apply<int64_t>(node, op, inputs, outputs); return;
-    default:
-      unsupported("node '{}' ({}): the reference kernel supports float32 and integers, tensor '{}' is {}", node.name,
-                  node.op, inputs[0].info->name, dtype_name(dtype));
+    default: break;
   }
+  unsupported(
+      "node '{}' ({}): the reference kernel supports float32 and integers (max, min and fmod also float16), "
+      "tensor '{}' is {}",
+      node.name, node.op, inputs[0].info->name, dtype_name(dtype));
 }
 
 template <BinaryOp Op>

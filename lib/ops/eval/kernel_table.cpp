@@ -47,6 +47,8 @@ KernelMap build_table() {
   register_shape_kernels(table);
   register_recurrent_kernels(table);
   register_index_kernels(table);
+  register_sample_kernels(table);
+  register_signal_kernels(table);
   register_quantized_kernels(table);
   register_quantized_elementwise_kernels(table);
   register_quantized_pool_kernels(table);

@@ -6,6 +6,7 @@
 #include "lib/ops/broadcast.h"
 #include "lib/ops/eval/kernel_util.h"
 #include "lib/ops/eval/reference.h"
+#include "lib/ops/matrix_loops.h"
 #include "lib/ops/registry.h"
 
 namespace mt::reference {
@@ -67,11 +68,19 @@ void matmul(const Node& node, std::span<const ConstView> inputs, std::span<const
   });
 }
 
+// lib/ops/matrix_loops.h: the cpu backend runs the same loop.
+void det(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  require_dtype(node, *inputs[0].info, DType::f32);
+  const Shape& shape = inputs[0].info->shape;
+  determinants(outputs[0].info->numel(), shape.back(), inputs[0].as<float>(), outputs[0].as<float>());
+}
+
 }  // namespace
 
 void register_linear_kernels(KernelTable& table) {
   table.add("linear", linear);
   table.add("matmul", matmul);
+  table.add("det", det);
 }
 
 }  // namespace mt::reference

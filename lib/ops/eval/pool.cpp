@@ -14,27 +14,30 @@ namespace {
 
 // max that lets NaN through, as PyTorch's pooling does.
 float max_nan(float best, float value) { return value > best || std::isnan(value) ? value : best; }
+uint8_t max_nan(uint8_t best, uint8_t value) { return std::max(best, value); }
 
-// y[n][c][oh][ow] = max over taps (kh, kw) of x[n][c][oh * stride - pad_top + kh * dilation][...],
-// taps in the padding being -inf.
+// Where max_pool2d's maxima are (ONNX MaxPool's Indices): lib/ops/max_pool_indices.h.
 void max_pool2d_indices_kernel(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
   require_dtype(node, *in[0].info, DType::f32);
   max_pool2d_indices(pool_window(node), in[0].info->shape, out[0].info->shape, attr_int(node, "storage_order") != 0,
                      in[0].as<float>(), out[0].as<int64_t>());
 }
 
-void max_pool2d(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
-  require_dtype(node, *in[0].info, DType::f32);
+// y[n][c][oh][ow] = max over taps (kh, kw) of x[n][c][oh * stride - pad_top + kh * dilation][...],
+// taps in the padding being -inf (the type's lowest value).
+template <typename T>
+void max_pool2d_typed(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
   const Shape& xs = in[0].info->shape;
   const Shape& ys = out[0].info->shape;
   const Window2d window = pool_window(node);
-  const float* x = in[0].as<float>();
-  float* y = out[0].as<float>();
+  const T* x = in[0].as<T>();
+  T* y = out[0].as<T>();
   const int64_t planes = xs[0] * xs[1], height = xs[2], width = xs[3];
   for (int64_t p = 0; p < planes; ++p)
     for (int64_t oh = 0; oh < ys[2]; ++oh)
       for (int64_t ow = 0; ow < ys[3]; ++ow) {
-        float best = -std::numeric_limits<float>::infinity();
+        T best = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                      : std::numeric_limits<T>::lowest();
         for (int64_t kh = 0; kh < window.kernel[0]; ++kh) {
           const int64_t ih = oh * window.stride[0] - window.pad_begin[0] + kh * window.dilation[0];
           if (ih < 0 || ih >= height) continue;
@@ -45,6 +48,13 @@ void max_pool2d(const Node& node, std::span<const ConstView> in, std::span<const
         }
         y[(p * ys[2] + oh) * ys[3] + ow] = best;
       }
+}
+
+// float32, and uint8 (images; int8 with quantization parameters runs quantized_pool.cpp).
+void max_pool2d(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
+  if (in[0].info->dtype == DType::u8) return max_pool2d_typed<uint8_t>(node, in, out);
+  require_dtype(node, *in[0].info, DType::f32);
+  max_pool2d_typed<float>(node, in, out);
 }
 
 // y[n][c][oh][ow] = (sum of the taps on the input) / (number of taps on the input, or with

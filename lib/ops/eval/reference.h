@@ -61,6 +61,8 @@ void register_resize_kernels(KernelTable& table);
 void register_shape_kernels(KernelTable& table);
 void register_recurrent_kernels(KernelTable& table);
 void register_index_kernels(KernelTable& table);
+void register_sample_kernels(KernelTable& table);
+void register_signal_kernels(KernelTable& table);
 void register_quantized_kernels(KernelTable& table);
 void register_quantized_elementwise_kernels(KernelTable& table);
 void register_quantized_pool_kernels(KernelTable& table);

@@ -74,7 +74,11 @@ TEST_CASE("op table: one line per op, names unique, every family used") {
     families.insert(info.family);
     CHECK_FALSE(family_name(info.family).empty());
   }
-  CHECK(families.size() == static_cast<size_t>(OpFamily::quant) + 1);
+  constexpr size_t kFamilies = 0
+#define MT_OP_FAMILY(family) +1
+#include "lib/ops/op_table.inc"
+      ;
+  CHECK(families.size() == kFamilies);
   CHECK(find_op_info("no_such_op") == nullptr);
   CHECK(family_name(find_op_info("conv2d")->family) == "conv");
   CHECK(family_name(find_op_info("pad")->family) == "resize");
@@ -131,7 +135,7 @@ TEST_CASE("op table: shaders/op_codes.h has a code for each op vulkan runs with 
   check_same("shaders/op_codes.h (MT_UNARY_OP)", unary_codes, "vulkan's kKernels (plan_unary)", unary_planned);
   check_same("shaders/op_codes.h (MT_BINARY_OP)", binary_codes, "vulkan's kKernels (plan_binary)", binary_planned);
   CHECK(unary_codes.size() >= 20);
-  CHECK(binary_codes.size() == 8);
+  CHECK(binary_codes.size() >= 8);
 }
 #endif
 
