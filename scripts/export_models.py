@@ -35,6 +35,7 @@ import torchvision  # noqa: E402
 
 from mt_models import onnx_reference  # noqa: E402
 from mt_models.common import INPUT_NAME, OUTPUT_NAME, Spec  # noqa: E402
+from mt_models.detection import detection_specs  # noqa: E402
 from mt_models.families import family_specs  # noqa: E402
 from mt_models.op_models import op_specs  # noqa: E402
 from mt_models.quantized import quantized_specs  # noqa: E402
@@ -47,7 +48,8 @@ STAMP = "stamp"
 
 
 def catalogue():
-    specs = vision_specs() + family_specs() + quantized_specs() + op_specs() + speech_specs() + text_specs()
+    specs = vision_specs() + family_specs() + detection_specs() + quantized_specs() + op_specs() + speech_specs() + \
+        text_specs()
     names = [s.name for s in specs]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, f"duplicate model names: {sorted(duplicates)}"

@@ -73,12 +73,21 @@ def main():
 
     k = numpy_helper.from_array(np.array([2], dtype=np.int64), "k")
     unsupported = model(
-        [helper.make_node("Unique", ["x"], ["v1"], name="unique_a"),
-         helper.make_node("Unique", ["v1"], ["v2"], name="unique_b"),
-         helper.make_node("RandomUniformLike", ["v2"], ["m"], name="random_a"),
-         helper.make_node("Relu", ["m"], ["y"], name="relu_a")],
-        [tensor("x", [1, 8])], [tensor("y", [1, 2])], [k])
+        [helper.make_node("RandomUniformLike", ["x"], ["r1"], name="random_a"),
+         helper.make_node("RandomUniformLike", ["r1"], ["r2"], name="random_b"),
+         helper.make_node("Multinomial", ["r2"], ["m"], name="sample_a"),
+         helper.make_node("Cast", ["m"], ["y"], name="cast_a", to=TensorProto.FLOAT)],
+        [tensor("x", [1, 8])], [tensor("y", [1, 1])], [k])
     save(unsupported, out, "unsupported.onnx")
+
+    # Operands mt needs at conversion, fed as graph inputs (--input-value pins them): y = x reshaped to
+    # `shape`, then sliced from `start` on its last axis (the slice is checked once the reshape converts).
+    save(model([helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape_a"),
+                helper.make_node("Slice", ["r", "start", "end", "axis"], ["y"], name="slice_a")],
+               [tensor("x", [2, 6]), tensor("shape", [2], TensorProto.INT64), tensor("start", [1], TensorProto.INT64)],
+               [tensor("y", [3, 3])],
+               [numpy_helper.from_array(np.array([100], dtype=np.int64), "end"),
+                numpy_helper.from_array(np.array([-1], dtype=np.int64), "axis")]), out, "runtime_shape.onnx")
 
     # Opsets before 9: one ONNX's version converter upgrades, one it cannot (no Pad adapter from opset 1).
     save(model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [1, 3, 4, 4])], [tensor("y", [1, 3, 4, 4])],

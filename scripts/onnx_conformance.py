@@ -7,6 +7,15 @@ and on vulkan when `mt-opnames --check vulkan` claims the model. Outputs are com
 backend test runner does: same dtype and shape, np.testing.assert_allclose(rtol=1e-3, atol=1e-7) for
 floats (NaN equal to NaN), exact equality otherwise.
 
+Operands that mt needs at conversion (a Reshape's shape, Slice's starts, Resize's scales, TopK's K...)
+are graph inputs in many node tests. mt plans static shapes, so a user pins such inputs to values at
+conversion, as dimensions are fixed with --input-shape; this script does what that user does: when
+mt-convert refuses a model (exit 4), it asks `mt-convert --list-value-inputs` which graph inputs the
+conversion needs, converts again with `--input-value NAME=FILE.npy` for exactly those (the data set's
+own arrays; a data set with other values converts again), and repeats while the listing names more
+(an operand computed from a refused node's result is checked once that node converts). Only the
+other inputs are fed to mt-run. Such a test's convert stage passes with "pinned: NAMES".
+
 Each test is, per stage (convert, then each device):
   pass     the outputs match
   refused  mt exits with a documented error class (1..5); the first line of its error is the reason
@@ -116,18 +125,62 @@ def graph_signature(model):
     return inputs, [o.name for o in model.graph.output]
 
 
-def convert_args(model_path, inputs, arrays, output):
-    """mt-convert's command: --input-shape for every input whose declared shape is not static."""
-    args = ["mt-convert", str(model_path), "-o", str(output)]
+def shape_args(inputs, arrays, pinned):
+    """--input-shape for every input whose declared shape is not static (pinned inputs take their value's)."""
+    args = []
     for info, array in zip(inputs, arrays):
         tensor_type = info.type.tensor_type if info.type.HasField("tensor_type") else None
-        if tensor_type is None or array is None:
+        if tensor_type is None or array is None or info.name in pinned:
             continue
         dims = tensor_type.shape.dim if tensor_type.HasField("shape") else None
         static = dims is not None and all(d.HasField("dim_value") for d in dims)
         if not static and array.ndim > 0:
             args += ["--input-shape", f"{info.name}:{','.join(str(d) for d in array.shape)}"]
     return args
+
+
+def input_args(inputs, arrays, pinned, work, stem):
+    """mt-convert's --input-shape and --input-value arguments (the pinned arrays saved as .npy in `work`)."""
+    args = shape_args(inputs, arrays, pinned)
+    for k, (info, array) in enumerate(zip(inputs, arrays)):
+        if info.name in pinned:
+            if array is None:
+                raise RuntimeError(f"input {k} to pin is missing or not a tensor")
+            path = work / f"{stem}_value_{k}.npy"
+            np.save(path, array)
+            args += ["--input-value", f"{info.name}={path}"]
+    return args
+
+
+def convert(model_path, inputs, arrays, pinned, work, output):
+    """Runs mt-convert on one data set's inputs, pinning `pinned` to their arrays: (status, stderr)."""
+    args = ["mt-convert", str(model_path), "-o", str(output)] + input_args(inputs, arrays, pinned, work, output.stem)
+    status, stderr, _ = run_tool(args)
+    return status, stderr.replace(f"{model_path}: ", "")
+
+
+def convert_pinning(model_path, inputs, arrays, work, output):
+    """Converts as a user does who meets refusals of run-time operands: after each refusal (exit 4), ask
+    `mt-convert --list-value-inputs` (with the values pinned so far: a node computed from a refused one is
+    checked once that converts) and pin what it lists, until it lists nothing new. (status, stderr, pinned)."""
+    pinned = ()
+    status, stderr = convert(model_path, inputs, arrays, pinned, work, output)
+    while status == 4:
+        args = ["mt-convert", "--list-value-inputs", str(model_path)] + input_args(inputs, arrays, pinned, work, "list")
+        list_status, _, stdout = run_tool(args)
+        needed = [name for name in stdout.split() if name not in pinned] if list_status == 0 else []
+        if not needed:
+            break
+        pinned += tuple(needed)
+        status, stderr = convert(model_path, inputs, arrays, pinned, work, output)
+    return status, stderr, pinned
+
+
+def data_key(inputs, arrays, pinned):
+    """What makes a data set need its own conversion: its input shapes and its pinned values."""
+    shapes = tuple(None if a is None else a.shape for a in arrays)
+    values = tuple(arrays[k].tobytes() for k, info in enumerate(inputs) if info.name in pinned)
+    return shapes, values
 
 
 def run_test(test, work_root, devices, vulkan_env):
@@ -156,23 +209,33 @@ def run_test(test, work_root, devices, vulkan_env):
         if not data:
             return {"convert": ("refused", "no test_data_set (the test cannot be run)")}
 
-        converted = {}  # input shapes -> .mt path: data sets of other shapes convert again
+        model_path = test.directory / "model.onnx"
+        pinned = None  # the inputs pinned with --input-value, decided at the first conversion
+        converted = {}  # input shapes and pinned values -> .mt path: other data sets convert again
         for index, (arrays, expected) in enumerate(data):
-            key = tuple(None if a is None else a.shape for a in arrays)
+            if pinned is None:
+                mt_path = work / "model0.mt"
+                status, stderr, pinned = convert_pinning(model_path, inputs, arrays, work, mt_path)
+                if status != 0:
+                    result["convert"] = classify(status, stderr)
+                    return result
+                converted[data_key(inputs, arrays, pinned)] = mt_path
+            key = data_key(inputs, arrays, pinned)
             if key not in converted:
                 mt_path = work / f"model{len(converted)}.mt"
-                model_path = test.directory / "model.onnx"
-                status, stderr, _ = run_tool(convert_args(model_path, inputs, arrays, mt_path))
+                status, stderr = convert(model_path, inputs, arrays, pinned, work, mt_path)
                 if status != 0:
-                    result["convert"] = classify(status, stderr.replace(f"{model_path}: ", ""))
+                    result["convert"] = classify(status, stderr)
                     return result
                 converted[key] = mt_path
-            result.setdefault("convert", ("pass", ""))
+            result.setdefault("convert", ("pass", f"pinned: {', '.join(pinned)}" if pinned else ""))
             mt_path = converted[key]
             npy_dir = work / f"set{index}"
             npy_dir.mkdir()
             run_args = []
             for k, (info, array) in enumerate(zip(inputs, arrays)):
+                if info.name in pinned:
+                    continue  # a constant of the converted model
                 if array is None:  # the harness's limit, not mt's: reported as a crash of the test
                     raise RuntimeError(f"input {k} of data set {index} is missing or not a tensor")
                 np.save(npy_dir / f"input_{k}.npy", array)
@@ -343,12 +406,13 @@ def main():
         if outcome != expected_outcome(expected, name, stage):
             failures.append(f"{name} {stage}: now {outcome or 'not reached'}: remove it from {args.expected}")
 
-    totals = {"tests": len(results), "seconds": round(seconds, 1), "converted": 0, "by_section": {}}
+    totals = {"tests": len(results), "seconds": round(seconds, 1), "converted": 0, "pinned": 0, "by_section": {}}
     for stage in STAGES:
         totals[stage] = {}
     for name, stages in results.items():
         if stages.get("convert", ("",))[0] == "pass":
             totals["converted"] += 1
+            totals["pinned"] += stages["convert"][1].startswith("pinned")
         for stage, (outcome, reason) in stages.items():
             totals[stage][outcome] = totals[stage].get(outcome, 0) + 1
             if outcome in ("refused", "wrong"):
@@ -365,9 +429,10 @@ def main():
             for stage in STAGES:
                 if stage in results[name]:
                     outcome, reason = results[name][stage]
-                    cells.append(f"{stage} {outcome}" + (f" ({reason})" if outcome not in ("pass",) and reason else ""))
+                    cells.append(f"{stage} {outcome}" + (f" ({reason})" if reason else ""))
             print(f"{name}: " + "; ".join(cells))
-        print(f"\n{len(results)} tests in {seconds:.0f} s; converted {totals['converted']}")
+        print(f"\n{len(results)} tests in {seconds:.0f} s; converted {totals['converted']} "
+              f"({totals['pinned']} with inputs pinned by --input-value)")
         for stage in DEVICES:
             if totals[stage]:
                 print(f"  {stage}: " + ", ".join(f"{k} {v}" for k, v in sorted(totals[stage].items())))

@@ -113,6 +113,13 @@ mt_status mt_session_bind_output(mt_session* session, const char* name, mt_dtype
  * output must be bound first (usage error naming the first one that is not). */
 mt_status mt_session_run(mt_session* session);
 
+/* After a run: how many leading rows (indices of the first dimension) of output `name` hold data.
+ * That is its first dimension, except for an output whose number of rows depends on the data
+ * (NonMaxSuppression's selected boxes, and what row-wise ops compute from them): mt plans it at its
+ * largest size, writes the valid rows first and their count to another output of the model (see
+ * mt-run(1)), which this reads. Errors (usage): no such output, a scalar output, no run yet. */
+mt_status mt_session_output_rows(const mt_session* session, const char* name, int64_t* rows);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,7 +23,7 @@ using reference::MutView;
 // kernels refuse float16).
 const std::set<std::string, std::less<>> kAnyDtypeOps = {
     "cast", "concat", "expand", "flatten", "gather", "identity", "reshape", "slice", "split", "squeeze", "transpose",
-    "unsqueeze", "where",
+    "unsqueeze", "where", "pad",
     // the index family (lib/ops/eval/index.cpp)
     "trilu", "tile", "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "one_hot",
     // the signal family's reverse_sequence moves elements too
@@ -50,7 +50,8 @@ const std::set<std::string, std::less<>> kUint8Ops = {"max_pool2d"};
 // Ops with float32 data and int64 or int32 index operands (the sample family).
 const std::set<std::string, std::less<>> kIndexOperandOps = {"roi_align", "max_unpool"};
 // Ops with float32 inputs and int64 index outputs.
-const std::set<std::string, std::less<>> kIndexOutputOps = {"argmax", "argmin", "top_k"};
+const std::set<std::string, std::less<>> kIndexOutputOps = {"argmax", "argmin", "top_k", "non_max_suppression",
+                                                            "max_pool2d_indices"};
 
 std::optional<std::string> check_dtype(const Node& node, const TensorInfo& info, bool output) {
   if (info.dtype == DType::f32 || kAnyDtypeOps.count(node.op)) return std::nullopt;

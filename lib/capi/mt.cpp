@@ -3,15 +3,18 @@
 // status and a thread-local message.
 #include <mt/mt.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lib/core/error.h"
 #include "lib/format/model_file.h"
+#include "lib/ops/valid_rows.h"
 #include "lib/runtime/backend_registry.h"
 #include "lib/runtime/prepack.h"
 #include "lib/runtime/run_once.h"
@@ -27,6 +30,7 @@ struct TensorEntry {
   mt::DType dtype;
   mt::Shape shape;  // what the caller supplies (channels-last inputs as N,H,W,C)
   size_t byte_size;
+  std::optional<size_t> count_output;  // an output's valid rows are counted at run time by that output
 };
 
 struct ModelData {
@@ -66,9 +70,14 @@ std::shared_ptr<const ModelData> describe(mt::Graph graph) {
     const mt::Shape shape = mt::caller_shape(info);
     model->inputs.push_back({name, info.dtype, shape, static_cast<size_t>(mt::numel(shape)) * mt::dtype_size(info.dtype)});
   }
-  for (const auto& name : model->graph.outputs) {
+  const auto counts = mt::valid_row_counts(model->graph, mt::ExitCode::invalid_input);
+  const auto& outputs = model->graph.outputs;
+  for (const auto& name : outputs) {
     const mt::TensorInfo& info = model->graph.tensor(name);
-    model->outputs.push_back({name, info.dtype, info.shape, info.byte_size()});
+    std::optional<size_t> count_output;
+    if (auto it = counts.find(name); it != counts.end())
+      count_output = static_cast<size_t>(std::find(outputs.begin(), outputs.end(), it->second) - outputs.begin());
+    model->outputs.push_back({name, info.dtype, info.shape, info.byte_size(), count_output});
   }
   return model;
 }
@@ -109,6 +118,7 @@ struct mt_session {
   std::shared_ptr<const ModelData> model;  // keeps the graph (and the weights it maps) alive
   std::unique_ptr<mt::ExecutionPlan> plan;
   std::vector<bool> input_bound, output_bound;
+  bool has_run = false;
 };
 
 namespace {
@@ -251,10 +261,29 @@ mt_status mt_session_run(mt_session* session) {
   return guarded([&] {
     if (session == nullptr) usage("the session is NULL");
     for (size_t i = 0; i < session->input_bound.size(); ++i)
-      if (!session->input_bound[i]) usage("input '{}' is not bound (mt_session_bind_input)", session->model->inputs[i].name);
+      if (!session->input_bound[i])
+        usage("input '{}' is not bound (mt_session_bind_input)", session->model->inputs[i].name);
     for (size_t i = 0; i < session->output_bound.size(); ++i)
-      if (!session->output_bound[i]) usage("output '{}' is not bound (mt_session_bind_output)", session->model->outputs[i].name);
+      if (!session->output_bound[i])
+        usage("output '{}' is not bound (mt_session_bind_output)", session->model->outputs[i].name);
     session->plan->run();
+    session->has_run = true;
+  });
+}
+
+mt_status mt_session_output_rows(const mt_session* session, const char* name, int64_t* rows) {
+  return guarded([&] {
+    if (session == nullptr || rows == nullptr) usage("session or rows is NULL");
+    const size_t index = find_entry(session->model->outputs, name, "output");
+    const TensorEntry& entry = session->model->outputs[index];
+    if (entry.shape.empty()) usage("output '{}' is a scalar: it has no rows", entry.name);
+    if (!entry.count_output) {
+      *rows = entry.shape[0];
+      return;
+    }
+    if (!session->has_run) usage("output '{}' has its valid rows counted by a run: run the session first", entry.name);
+    const auto* count = static_cast<const int64_t*>(session->plan->output_data(*entry.count_output));
+    *rows = std::clamp<int64_t>(*count, 0, entry.shape[0]);
   });
 }
 

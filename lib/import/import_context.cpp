@@ -1,5 +1,9 @@
 #include "lib/import/import_context.h"
 
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
 #include "lib/import/constant_values.h"
 #include "lib/ops/eval/evaluate.h"
 #include "lib/ops/registry.h"
@@ -61,9 +65,7 @@ const TensorInfo& ImportContext::input_info(const OnnxNode& node, size_t i) {
 std::vector<int64_t> ImportContext::const_ints(const OnnxNode& node, size_t i, std::string_view what) {
   if (!node.has_input(i)) node.invalid("input {} ({}) is required", i, what);
   const TensorInfo& info = input_info(node, i);
-  if (!info.is_constant())
-    node.unsupported("input '{}' ({}) must be constant after shape folding, but it is computed at run time",
-                     node.input(i), what);
+  if (!info.is_constant()) refuse_runtime_operand(node, i, what);
   if (!is_integer(info.dtype))
     node.invalid("input '{}' ({}) must hold integers, got {}", node.input(i), what, dtype_name(info.dtype));
   return read_ints(info);
@@ -72,10 +74,70 @@ std::vector<int64_t> ImportContext::const_ints(const OnnxNode& node, size_t i, s
 std::vector<double> ImportContext::const_floats(const OnnxNode& node, size_t i, std::string_view what) {
   if (!node.has_input(i)) node.invalid("input {} ({}) is required", i, what);
   const TensorInfo& info = input_info(node, i);
-  if (!info.is_constant())
-    node.unsupported("input '{}' ({}) must be constant after shape folding, but it is computed at run time",
-                     node.input(i), what);
+  if (!info.is_constant()) refuse_runtime_operand(node, i, what);
   return read_doubles(info);
+}
+
+void ImportContext::refuse_runtime_operand(const OnnxNode& node, size_t i, std::string_view what) {
+  require_known(node, {{i, what}});
+  node.unsupported("input '{}' ({}) must be known at conversion", node.input(i), what);  // it is: not reached
+}
+
+void ImportContext::require_known(const OnnxNode& node, std::initializer_list<Operand> operands) {
+  std::vector<std::string> refused, sources, unevaluated;
+  std::unordered_map<std::string, size_t> producers;
+  const std::set<std::string> inputs(graph_.inputs.begin(), graph_.inputs.end());
+  for (const Operand& operand : operands) {
+    if (!node.has_input(operand.index)) continue;
+    const std::string start = input(node, operand.index);
+    if (graph_.tensor(start).is_constant()) continue;
+    refused.push_back(fmt::format("'{}' ({})", node.input(operand.index), operand.what));
+    if (producers.empty()) producers = graph_.producers();
+    // Walk back from the operand through the nodes that compute it to the graph inputs it reads,
+    // and to the nodes that read only constants (left unevaluated: too large, or no kernel).
+    std::vector<std::string> pending{start};
+    std::set<std::string> seen{start};
+    while (!pending.empty()) {
+      const std::string name = pending.back();
+      pending.pop_back();
+      if (inputs.count(name) && std::find(sources.begin(), sources.end(), name) == sources.end())
+        sources.push_back(name);
+      const auto p = producers.find(name);
+      if (p == producers.end()) continue;
+      const Node& producer = graph_.nodes[p->second];
+      bool constant_inputs = true;
+      for (const auto& in : producer.inputs) {
+        if (in.empty() || graph_.tensor(in).is_constant()) continue;
+        constant_inputs = false;
+        if (seen.insert(in).second) pending.push_back(in);
+      }
+      const std::string named = fmt::format("node '{}' ({})", producer.name, producer.op);
+      if (constant_inputs && std::find(unevaluated.begin(), unevaluated.end(), named) == unevaluated.end())
+        unevaluated.push_back(named);
+    }
+  }
+  if (refused.empty()) return;
+  auto position = [&](const std::string& name) { return std::find(graph_.inputs.begin(), graph_.inputs.end(), name); };
+  std::sort(sources.begin(), sources.end(), [&](const auto& a, const auto& b) { return position(a) < position(b); });
+  std::string message =
+      fmt::format("input{} {} must be known at conversion, but {} computed at run time", refused.size() == 1 ? "" : "s",
+                  fmt::join(refused, ", "), refused.size() == 1 ? "it is" : "they are");
+  std::vector<std::string> whence;
+  if (!sources.empty()) {
+    std::vector<std::string> quoted;
+    for (const auto& source : sources) {
+      quoted.push_back("'" + source + "'");
+      if (std::find(value_inputs_needed_.begin(), value_inputs_needed_.end(), source) == value_inputs_needed_.end())
+        value_inputs_needed_.push_back(source);
+    }
+    whence.push_back(fmt::format("from graph input{} {}", sources.size() == 1 ? "" : "s", fmt::join(quoted, ", ")));
+  }
+  if (!unevaluated.empty())
+    whence.push_back(
+        fmt::format("from {} of constants, which mt does not evaluate at conversion (too large a "
+                    "result, or no kernel for its types)",
+                    fmt::join(unevaluated, ", ")));
+  node.unsupported("{} {}", message, fmt::join(whence, " and "));
 }
 
 void ImportContext::alias(const std::string& onnx_name, const std::string& mt_name) {

@@ -56,6 +56,20 @@ class ImportContext {
   std::vector<int64_t> const_ints(const OnnxNode& node, size_t i, std::string_view what);
   std::vector<double> const_floats(const OnnxNode& node, size_t i, std::string_view what);
   bool is_constant(const std::string& mt_name) const { return graph_.tensor(mt_name).is_constant(); }
+  // Operands that must be known at conversion (a shape, axes, sizes): input `index`, `what` it is.
+  struct Operand {
+    size_t index;
+    std::string_view what;
+  };
+  // Refuses the node (Error unsupported) when any of `operands` is present and computed at run time,
+  // naming all such operands and the graph inputs they are computed from (which --input-value can
+  // pin; they are recorded for value_inputs_needed()), or else the node computing each, which mt
+  // does not evaluate at conversion. Rules whose node has several such operands call it first, so
+  // that one refusal names them all.
+  void require_known(const OnnxNode& node, std::initializer_list<Operand> operands);
+  [[noreturn]] void refuse_runtime_operand(const OnnxNode& node, size_t i, std::string_view what);
+  // The graph inputs that refused operands are computed from, in the order they were first met.
+  const std::vector<std::string>& value_inputs_needed() const { return value_inputs_needed_; }
 
   // --- definitions ------------------------------------------------------------------------
   // The ONNX tensor `onnx_name` is the mt tensor `mt_name` (Identity, Dropout, no-op Cast).
@@ -105,6 +119,7 @@ class ImportContext {
   size_t fresh_counter_ = 0;
   std::map<std::string, TensorInfo> dequantized_origins_;  // mt float32 constant -> its integers
   std::set<std::string> shifted_uint8_;
+  std::vector<std::string> value_inputs_needed_;
 };
 
 }  // namespace mt::onnx_import

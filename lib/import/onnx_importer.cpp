@@ -3,6 +3,7 @@
 // drop dead code and validate the graph.
 #include "lib/import/onnx_importer.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <charconv>
@@ -15,6 +16,7 @@
 #include "lib/import/import_context.h"
 #include "lib/import/onnx_loader.h"
 #include "lib/import/translators.h"
+#include "lib/ops/valid_rows.h"
 
 namespace mt {
 namespace {
@@ -67,7 +69,8 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
 }
 
 // Declares the graph inputs (initializers are constants, not inputs) with static shapes: the
-// model's own, or --input-shape's. Dynamic dimensions left over are one usage error.
+// model's own, or --input-shape's. Dynamic dimensions left over are one usage error. An input
+// --input-value pins becomes a constant instead.
 void add_inputs(Graph& graph, const onnx::GraphProto& onnx_graph, const ImportOptions& options,
                 const std::string& source) {
   std::unordered_set<std::string> initializers;
@@ -76,15 +79,20 @@ void add_inputs(Graph& graph, const onnx::GraphProto& onnx_graph, const ImportOp
   for (const auto& input : onnx_graph.input())
     if (!initializers.count(input.name())) inputs.push_back(&input);
 
-  for (const auto& [name, shape] : options.input_shapes) {
-    bool found = false;
-    for (const auto* input : inputs) found |= input->name() == name;
-    if (!found) {
-      std::vector<std::string> real;
-      for (const auto* input : inputs) real.push_back(input->name());
-      fail(ExitCode::usage, "{}: --input-shape names '{}', which is not an input of the model; its inputs are: {}",
-           source, name, real.empty() ? "(none)" : join(real, ", "));
-    }
+  auto require_input = [&](const char* flag, const std::string& name) {
+    for (const auto* input : inputs)
+      if (input->name() == name) return;
+    std::vector<std::string> real;
+    for (const auto* input : inputs) real.push_back(input->name());
+    fail(ExitCode::usage, "{}: {} names '{}', which is not an input of the model; its inputs are: {}", source, flag,
+         name, real.empty() ? "(none)" : join(real, ", "));
+  };
+  for (const auto& [name, shape] : options.input_shapes) require_input("--input-shape", name);
+  for (const auto& [name, value] : options.input_values) {
+    require_input("--input-value", name);
+    if (options.input_shapes.count(name))
+      fail(ExitCode::usage, "{}: input '{}' is given both --input-shape and --input-value; its value gives its shape",
+           source, name);
   }
 
   std::vector<std::string> dynamic, examples;
@@ -104,6 +112,18 @@ void add_inputs(Graph& graph, const onnx::GraphProto& onnx_graph, const ImportOp
       declared.push_back(known ? dim.dim_value() : -1);
       labels.push_back(known ? std::to_string(dim.dim_value()) : dim.has_dim_param() ? dim.dim_param() : "?");
       is_static &= known;
+    }
+    if (auto pinned = options.input_values.find(name); pinned != options.input_values.end()) {
+      const HostArray& value = pinned->second.value;
+      bool matches = value.dtype == *dtype && (!tensor_type.has_shape() || value.shape.size() == declared.size());
+      for (size_t i = 0; matches && i < declared.size(); ++i)
+        matches = declared[i] < 0 || declared[i] == value.shape[i];
+      if (!matches)
+        invalid_input("{}: --input-value {}: {} holds {} [{}], but the model declares '{}' as {} {}", source, name,
+                      pinned->second.path, dtype_name(value.dtype), fmt::join(value.shape, ", "), name,
+                      dtype_name(*dtype), tensor_type.has_shape() ? "[" + join(labels, ", ") + "]" : "of any shape");
+      graph.add_tensor(TensorInfo{.name = name, .dtype = *dtype, .shape = value.shape, .data = value.data});
+      continue;
     }
     Shape shape = declared;
     if (auto given = options.input_shapes.find(name); given != options.input_shapes.end()) {
@@ -148,7 +168,8 @@ void translate_nodes(ImportContext& ctx, const onnx::GraphProto& graph, const st
     for (const auto& in : proto.input()) blocked |= unavailable.count(in) != 0;
     if (!blocked) {
       try {
-        const TranslatorEntry* entry = find_translator(proto.op_type());
+        const TranslatorEntry* entry = is_default_domain(proto.domain()) ? find_translator(proto.op_type()) : nullptr;
+        if (entry == nullptr) node.unsupported("mt cannot import this op type");
         entry->translate(ctx, node, entry->mt_op);
         continue;
       } catch (const Error& e) {
@@ -244,6 +265,28 @@ void remove_dead_nodes(Graph& graph) {
   graph.nodes = std::move(kept);
 }
 
+// Outputs with a data-dependent number of valid rows (NonMaxSuppression's, and what row-wise ops
+// compute from them): their counts become graph outputs too, after them, named after the first
+// output they count ("NAME.valid_rows"), so that mt-run and the C API can give the valid rows. An
+// op that is not row-wise reading such a tensor is refused.
+void add_valid_row_counts(Graph& graph) {
+  const auto counts = valid_row_counts(graph, ExitCode::unsupported, false);
+  std::map<std::string, std::string> added;  // count -> its graph output's name
+  std::vector<std::string> outputs = graph.outputs;
+  for (const auto& name : graph.outputs) {
+    const auto it = counts.find(name);
+    if (it == counts.end() || added.count(it->second) ||
+        std::find(graph.outputs.begin(), graph.outputs.end(), it->second) != graph.outputs.end())
+      continue;
+    const std::string named = name + ".valid_rows";
+    const bool free = !graph.has_tensor(named);
+    if (free) rename_tensor(graph, it->second, named);
+    outputs.push_back(free ? named : it->second);
+    added.emplace(it->second, outputs.back());
+  }
+  graph.outputs = std::move(outputs);
+}
+
 nlohmann::json source_metadata(const LoadedOnnx& loaded) {
   const auto& model = *loaded.model;
   std::string producer = model.producer_name();
@@ -259,6 +302,16 @@ nlohmann::json source_metadata(const LoadedOnnx& loaded) {
 
 namespace {
 
+// The refusal of operands that must be known at conversion, with the one flag that fixes them all.
+Error with_value_hint(const Error& e, const ImportContext& ctx) {
+  const auto& needed = ctx.value_inputs_needed();
+  if (e.code() != ExitCode::unsupported || needed.empty()) return e;
+  std::string flags;
+  for (const auto& name : needed) flags += fmt::format(" --input-value {}=FILE.npy", name);
+  return Error(e.code(), fmt::format("{}; mt plans static shapes: give the value{} of {} at conversion with{}",
+                                     e.what(), needed.size() == 1 ? "" : "s", join(needed, ", "), flags));
+}
+
 Graph import_loaded(LoadedOnnx loaded, const ImportOptions& options) {
   const onnx::GraphProto& onnx_graph = loaded.model->graph();
   Graph graph;
@@ -268,12 +321,17 @@ Graph import_loaded(LoadedOnnx loaded, const ImportOptions& options) {
   check_op_types(onnx_graph, names, loaded.source);
   add_inputs(graph, onnx_graph, options, loaded.source);
   try {
-    translate_nodes(ctx, onnx_graph, names, loaded.opset, loaded.source);
+    try {
+      translate_nodes(ctx, onnx_graph, names, loaded.opset, loaded.source);
+    } catch (const Error& e) {
+      throw with_value_hint(e, ctx);
+    }
     add_outputs(ctx, graph, onnx_graph);
     graph.sort_topologically();
     fold_qdq(graph, ctx);
     remove_dead_nodes(graph);
     graph.infer_shapes();
+    add_valid_row_counts(graph);
     graph.remove_unused_tensors();
     graph.validate();
   } catch (const Error& e) {
@@ -281,6 +339,10 @@ Graph import_loaded(LoadedOnnx loaded, const ImportOptions& options) {
     throw with_context(e, loaded.source);
   }
   graph.metadata["source"] = source_metadata(loaded);
+  if (!options.input_values.empty()) {
+    auto& pinned = graph.metadata["source"]["input_values"] = nlohmann::json::array();
+    for (const auto& [name, value] : options.input_values) pinned.push_back(name);
+  }
   spdlog::info(
       "imported {}: opset {}, {} ONNX nodes -> {} mt nodes, {} constants", loaded.source, loaded.opset,
       onnx_graph.node_size(), graph.nodes.size(),
@@ -294,6 +356,29 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) { retur
 
 Graph import_onnx_bytes(const InputBytes& bytes, const ImportOptions& options) {
   return import_loaded(load_onnx_bytes(bytes, ""), options);
+}
+
+std::vector<std::string> value_inputs_needed(const std::string& path, const ImportOptions& options) {
+  LoadedOnnx loaded = load_onnx(path);
+  const onnx::GraphProto& onnx_graph = loaded.model->graph();
+  Graph graph;
+  ExternalFiles external(loaded.directory);
+  ImportContext ctx(graph, onnx_graph, external);
+  const auto names = assign_node_names(ctx, onnx_graph);
+  try {
+    add_inputs(graph, onnx_graph, options, loaded.source);
+    translate_nodes(ctx, onnx_graph, names, loaded.opset, loaded.source);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::unsupported) throw;  // other refusals are not this listing's business
+  }
+  return ctx.value_inputs_needed();
+}
+
+std::pair<std::string, std::string> parse_input_value(std::string_view spec) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == spec.size())
+    fail(ExitCode::usage, "--input-value '{}': expected NAME=FILE.npy (e.g. shape=shape.npy)", spec);
+  return {std::string(spec.substr(0, eq)), std::string(spec.substr(eq + 1))};
 }
 
 std::pair<std::string, Shape> parse_input_shape(std::string_view spec) {

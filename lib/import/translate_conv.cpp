@@ -139,8 +139,13 @@ void conv_transpose(ImportContext& ctx, const OnnxNode& node, const std::string&
                 spatial == 1);
 }
 
+// MaxPool's second output, the indices of the maxima, is max_pool2d_indices beside max_pool2d, for
+// 2-D windows.
 void pool(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {
-  require_only_first_output(ctx, node, "the pooling indices");
+  const bool indices = node.num_outputs() > 1 && !node.output(1).empty() && ctx.is_used(node.output(1));
+  if (indices && ctx.input_info(node, 0).shape.size() != 4)
+    node.unsupported("output 1 ('{}', the pooling indices) is used, and mt computes them for 2-D windows only",
+                     node.output(1));
   if (const TensorInfo& x = ctx.input_info(node, 0); x.shape.size() == 5) return pool_3d(ctx, node, mt_op, x);
   const TensorInfo& x = signal_input(ctx, node);
   const size_t spatial = x.shape.size() - 2;
@@ -152,14 +157,16 @@ void pool(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {
                    {"pads", w.pads},
                    {"ceil_mode", node.attr_int("ceil_mode", 0)}};
   if (mt_op == "max_pool2d") {
-    if (node.attr_int("storage_order", 0) != 0)
-      node.unsupported("storage_order {} (column-major indices)", node.attr_int("storage_order", 0));
     attrs["dilations"] = w.dilations;
   } else {
     if (w.dilations != std::vector<int64_t>{1, 1}) node.unsupported("dilated average pooling");
     attrs["count_include_pad"] = node.attr_int("count_include_pad", 0);
   }
   emit_windowed(ctx, node, mt_op, {as_2d_input(ctx, node, 0)}, attrs, spatial == 1);
+  if (indices) {
+    attrs["storage_order"] = node.attr_int("storage_order", 0);  // the indices' order (values are the same)
+    ctx.emit1(node, "max_pool2d_indices", {ctx.input(node, 0)}, attrs, node.output(1));
+  }
 }
 
 void global_pool(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {

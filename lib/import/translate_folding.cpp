@@ -1,8 +1,8 @@
 // Rules for ops that compute shapes in the models mt imports: Shape, Size, ConstantOfShape, Range,
 // the comparisons, Where, ReduceProd. They are evaluated here, on constants (up to
 // kMaxShapeOpElements, beyond the size limit of ordinary folding); with a run-time input the
-// comparisons and Where become mt's logic ops, and the others are unsupported (mt has no run-time
-// op for them).
+// comparisons and Where become mt's logic ops and ReduceProd reduce_prod, and ConstantOfShape and
+// Range, whose output shape is their operands' value, are refused (--input-value can pin them).
 #include <cmath>
 #include <numeric>
 #include <type_traits>
@@ -13,13 +13,6 @@
 
 namespace mt::onnx_import {
 namespace {
-
-void require_constant_inputs(ImportContext& ctx, const OnnxNode& node) {
-  for (size_t i = 0; i < node.num_inputs(); ++i)
-    if (node.has_input(i) && !ctx.input_info(node, i).is_constant())
-      node.unsupported("mt evaluates it only on constants (shape computations), and input '{}' is computed at run time",
-                       node.input(i));
-}
 
 void check_folded_size(const OnnxNode& node, const Shape& shape) {
   auto count = checked_numel(shape);
@@ -73,7 +66,6 @@ void size(ImportContext& ctx, const OnnxNode& node, const std::string&) {
 }
 
 void constant_of_shape(ImportContext& ctx, const OnnxNode& node, const std::string&) {
-  require_constant_inputs(ctx, node);
   const Shape dims = ctx.const_ints(node, 0, "shape");
   for (int64_t d : dims)
     if (d < 0) node.invalid("shape {} has a negative dimension", shape_str(dims));
@@ -97,7 +89,7 @@ void constant_of_shape(ImportContext& ctx, const OnnxNode& node, const std::stri
 }
 
 void range(ImportContext& ctx, const OnnxNode& node, const std::string&) {
-  require_constant_inputs(ctx, node);
+  ctx.require_known(node, {{0, "start"}, {1, "limit"}, {2, "delta"}});
   const DType dtype = ctx.input_info(node, 0).dtype;
   auto scalar = [&](size_t i, const char* what) {
     const TensorInfo& info = ctx.input_info(node, i);
@@ -193,10 +185,11 @@ void where(ImportContext& ctx, const OnnxNode& node, const std::string&) {
     pick(read_doubles(x), read_doubles(y));
 }
 
-// ReduceProd: axes an attribute before opset 18, an input from 18.
+// ReduceProd: axes an attribute before opset 18, an input from 18. Of a constant (the product of
+// a shape's dimensions, in any integer type) it is evaluated here; else the reduce_prod op.
 void reduce_prod(ImportContext& ctx, const OnnxNode& node, const std::string&) {
-  require_constant_inputs(ctx, node);
   const TensorInfo& x = ctx.input_info(node, 0);
+  if (!x.is_constant()) return translate_reduce(ctx, node, "reduce_prod");
   std::vector<int64_t> axes = node.opset() >= 18
                                   ? (node.has_input(1) ? ctx.const_ints(node, 1, "axes") : std::vector<int64_t>{})
                                   : node.attr_ints("axes");

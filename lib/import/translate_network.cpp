@@ -164,8 +164,10 @@ void softmax(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op)
   ctx.emit1(node, "reshape", {soft}, {{"shape", shape}}, out);
 }
 
+}  // namespace
+
 // ReduceSum takes its axes as an input from opset 13, the other reductions from opset 18.
-void reduce(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {
+void translate_reduce(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) {
   const bool axes_input = node.opset() >= (node.op_type() == "ReduceSum" ? 13 : 18);
   std::vector<int64_t> axes;
   if (axes_input) {
@@ -180,6 +182,8 @@ void reduce(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op) 
   ctx.emit1(node, mt_op, {ctx.input(node, 0)}, {{"axes", axes}, {"keepdims", node.attr_int("keepdims", 1)}},
             node.output(0));
 }
+
+namespace {
 
 void lrn(ImportContext& ctx, const OnnxNode& node, const std::string&) {
   if (!node.has_attr("size")) node.invalid("attribute 'size' is required");
@@ -241,15 +245,15 @@ void add_network_translators(TranslatorTable& table) {
   table.add("LRN", lrn);
   table.add("Softmax", softmax, "softmax");
   table.add("LogSoftmax", softmax, "log_softmax");
-  table.add("ReduceMean", reduce, "reduce_mean");
-  table.add("ReduceSum", reduce, "reduce_sum");
-  table.add("ReduceMax", reduce, "reduce_max");
-  table.add("ReduceMin", reduce, "reduce_min");
-  table.add("ReduceL1", reduce, "reduce_l1");
-  table.add("ReduceL2", reduce, "reduce_l2");
-  table.add("ReduceSumSquare", reduce, "reduce_sum_square");
-  table.add("ReduceLogSum", reduce, "reduce_log_sum");
-  table.add("ReduceLogSumExp", reduce, "reduce_log_sum_exp");
+  table.add("ReduceMean", translate_reduce, "reduce_mean");
+  table.add("ReduceSum", translate_reduce, "reduce_sum");
+  table.add("ReduceMax", translate_reduce, "reduce_max");
+  table.add("ReduceMin", translate_reduce, "reduce_min");
+  table.add("ReduceL1", translate_reduce, "reduce_l1");
+  table.add("ReduceL2", translate_reduce, "reduce_l2");
+  table.add("ReduceSumSquare", translate_reduce, "reduce_sum_square");
+  table.add("ReduceLogSum", translate_reduce, "reduce_log_sum");
+  table.add("ReduceLogSumExp", translate_reduce, "reduce_log_sum_exp");
   table.add("Hardmax", softmax, "hardmax");
   table.add("ArgMax", arg_extreme, "argmax");
   table.add("ArgMin", arg_extreme, "argmin");

@@ -91,6 +91,7 @@ void resize(ImportContext& ctx, const OnnxNode& node, const std::string&) {
 
   std::vector<double> scales;
   std::vector<int64_t> sizes;
+  ctx.require_known(node, {{2, "scales"}, {3, "sizes"}});
   if (node.has_input(2)) scales = ctx.const_floats(node, 2, "scales");
   if (node.has_input(3)) sizes = ctx.const_ints(node, 3, "sizes");
   if (scales.empty() == sizes.empty()) node.invalid("needs exactly one of scales and sizes");
@@ -111,6 +112,14 @@ void resize(ImportContext& ctx, const OnnxNode& node, const std::string&) {
     if (use_scales) {
       full_scales[a] = scales[j];
       out[a] = scaled_size(node, input[a], scales[j]);
+      // ONNX's align_corners divides by the resized length input * scale, which scales make
+      // fractional; mt's resize maps corners onto the whole output length (the same for length 1).
+      if (transform == "align_corners" && out[a] > 1 &&
+          static_cast<double>(input[a]) * scales[j] != static_cast<double>(out[a]))
+        node.unsupported(
+            "align_corners with scale {:g} on axis {} of length {}: ONNX then maps the corners onto the "
+            "fractional length {:g}, mt (as PyTorch) onto the output length {} (give sizes)",
+            scales[j], a, input[a], static_cast<double>(input[a]) * scales[j], out[a]);
     } else {
       if (sizes[j] < 0) node.invalid("sizes has a negative value {}", sizes[j]);
       out[a] = sizes[j];

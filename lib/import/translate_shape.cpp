@@ -140,6 +140,7 @@ void slice(ImportContext& ctx, const OnnxNode& node, const std::string&) {
     ends = node.attr_ints("ends");
     axes = node.attr_ints("axes");
   } else {
+    ctx.require_known(node, {{1, "starts"}, {2, "ends"}, {3, "axes"}, {4, "steps"}});
     starts = ctx.const_ints(node, 1, "starts");
     ends = ctx.const_ints(node, 2, "ends");
     if (node.has_input(3)) axes = ctx.const_ints(node, 3, "axes");
@@ -172,6 +173,7 @@ void pad(ImportContext& ctx, const OnnxNode& node, const std::string&) {
     pads = node.attr_ints("pads");
     value = node.attr_float("value", 0.0);
   } else {
+    ctx.require_known(node, {{1, "pads"}, {2, "constant_value"}, {3, "axes"}});
     pads = ctx.const_ints(node, 1, "pads");
     if (node.has_input(2)) {
       auto values = ctx.const_floats(node, 2, "constant_value");

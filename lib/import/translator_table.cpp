@@ -28,6 +28,7 @@ EntryMap build_table() {
   add_signal_translators(table);
   add_sample_translators(table);
   add_loop_translators(table);
+  add_data_dependent_translators(table);
   g_building = nullptr;
   return entries;
 }

@@ -44,6 +44,7 @@ void add_einsum_translators(TranslatorTable& table);
 void add_signal_translators(TranslatorTable& table);
 void add_sample_translators(TranslatorTable& table);
 void add_loop_translators(TranslatorTable& table);
+void add_data_dependent_translators(TranslatorTable& table);
 
 // Helpers shared by the rules.
 // Fails (unsupported) when any output after the first is consumed: mt has no equivalent.
@@ -69,6 +70,9 @@ std::string integer_operand(ImportContext& ctx, const OnnxNode& node, size_t val
 // so that it broadcasts along that axis; as is when it holds one value or `axis` is -1.
 std::string along_axis(ImportContext& ctx, const OnnxNode& node, const std::string& values, int64_t axis, size_t rank,
                        const std::string& hint);
+// ReduceMean, ReduceSum, ...: the reduction `mt_op` over the node's axes (an attribute, or from
+// opset 13 for ReduceSum and 18 for the others an input that must be known at conversion).
+void translate_reduce(ImportContext& ctx, const OnnxNode& node, const std::string& mt_op);
 // An axis normalised against `rank` (invalid_input naming the node when out of range).
 int64_t node_axis(const OnnxNode& node, int64_t axis, size_t rank);
 

@@ -7,6 +7,7 @@
 #include "lib/core/error.h"
 #include "lib/core/version.h"
 #include "lib/ops/registry.h"
+#include "lib/ops/valid_rows.h"
 
 namespace mt {
 
@@ -142,6 +143,7 @@ void Graph::validate() const {
     if (!defined.count(name)) invalid_input("graph output '{}' is not produced by any node", name);
     if (!seen_outputs.insert(name).second) invalid_input("graph output '{}' is listed twice", name);
   }
+  valid_row_counts(*this, ExitCode::invalid_input);
 }
 
 void Graph::remove_unused_tensors() {

@@ -39,8 +39,10 @@ class Graph {
 
   // Structural checks: names unique and defined before use, one producer per tensor, nodes
   // in topological order (so no cycles), graph outputs produced, ops registered with
-  // attributes of the right types, and every tensor's dtype/shape equal to what the op
-  // registry infers. Throws Error(invalid_input) naming the node or tensor.
+  // attributes of the right types, every tensor's dtype/shape equal to what the op
+  // registry infers, and tensors with a run-time row count read only by row-wise ops, their count
+  // a graph output where they are (lib/ops/valid_rows.h). Throws Error(invalid_input) naming the
+  // node or tensor.
   void validate() const;
 
   // Reorders nodes topologically (stable); throws Error(invalid_input) naming a node on a cycle.

@@ -1,5 +1,5 @@
 // Op schemas of the index family: trilu, tile, gather_elements, gather_nd, scatter_elements,
-// scatter_nd and one_hot (ONNX semantics; negative axes and indices count from the end). Their loops are
+// scatter_nd, one_hot and non_max_suppression (ONNX semantics; negative axes and indices count from the end). Their loops are
 // lib/ops/index_loops.h.
 #include <algorithm>
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "lib/ops/index_loops.h"
 #include "lib/ops/infer_helpers.h"
+#include "lib/ops/non_max_suppression.h"
 #include "lib/ops/registry.h"
 
 namespace mt {
@@ -137,6 +138,30 @@ std::vector<TensorType> infer_one_hot(const InferContext& context) {
   return {TensorType{values.dtype, shape}};
 }
 
+// Boxes [B, N, 4] and scores [B, C, N] in float32, the thresholds one float32 each: the selected
+// (batch, class, box) rows at their largest count (lib/ops/non_max_suppression.h), and that count.
+std::vector<TensorType> infer_non_max_suppression(const InferContext& context) {
+  for (size_t i = 0; i < context.num_inputs(); ++i)
+    if (context.has_input(i) && context.input(i).dtype != DType::f32)
+      context.fail("input {} ('{}') must be float32, not {}", i, context.input(i).name,
+                   dtype_name(context.input(i).dtype));
+  const Shape& boxes = context.input(0).shape;
+  const Shape& scores = context.input(1).shape;
+  if (boxes.size() != 3 || boxes[2] != 4) context.fail("boxes must be batches x boxes x 4, not {}", shape_str(boxes));
+  if (scores.size() != 3 || scores[0] != boxes[0] || scores[2] != boxes[1])
+    context.fail("scores must be batches x classes x boxes ({} x C x {}), not {}", boxes[0], boxes[1],
+                 shape_str(scores));
+  for (size_t i : {size_t{2}, size_t{3}})
+    if (context.has_input(i) && context.input(i).numel() != 1)
+      context.fail("input {} ('{}') must hold one value, not {}", i, context.input(i).name, context.input(i).numel());
+  const int64_t max_per_class = context.attr_int("max_output_boxes_per_class");
+  if (max_per_class < 0) context.fail("attribute 'max_output_boxes_per_class' must be >= 0, got {}", max_per_class);
+  checked_flag(context, "center_point_box");
+  const int64_t rows =
+      nms_capacity({.batches = boxes[0], .classes = scores[1], .boxes = boxes[1], .max_per_class = max_per_class});
+  return {TensorType{DType::i64, {rows, 3}}, TensorType{DType::i64, {}}};
+}
+
 AttrSpec axis_attr() { return {"axis", AttrType::integer, Attribute{int64_t{0}}}; }
 AttrSpec reduction_attr() { return {"reduction", AttrType::string, Attribute{std::string("none")}}; }
 
@@ -198,6 +223,17 @@ void register_index_ops(OpRegistry& registry) {
                1,
                {{"depth", AttrType::integer, std::nullopt}, {"axis", AttrType::integer, Attribute{int64_t{-1}}}},
                infer_one_hot});
+  registry.add(OpSchema{"non_max_suppression",
+                        "per batch and class, the boxes scoring above score_threshold, best first, each kept "
+                        "unless it overlaps a kept one by IoU > iou_threshold, at most "
+                        "'max_output_boxes_per_class': (batch, class, box) rows at their largest count, and "
+                        "the count (output 1: how many rows are valid)",
+                        {"boxes", "scores", "iou_threshold?", "score_threshold?"},
+                        false,
+                        2,
+                        {{"max_output_boxes_per_class", AttrType::integer, Attribute{int64_t{0}}},
+                         {"center_point_box", AttrType::integer, Attribute{int64_t{0}}}},
+                        infer_non_max_suppression});
 }
 
 }  // namespace mt

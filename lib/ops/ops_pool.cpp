@@ -33,6 +33,15 @@ std::vector<TensorType> infer_pool2d(const InferContext& context) {
             output_length(context, window, 1, x.shape[3])}}};
 }
 
+// Where max_pool2d's maxima are: its output shape, int64.
+std::vector<TensorType> infer_max_pool2d_indices(const InferContext& context) {
+  TensorType out = infer_pool2d(context)[0];
+  if (out.dtype != DType::f32) context.fail("input must be float32, not {}", dtype_name(out.dtype));
+  checked_flag(context, "storage_order");
+  out.dtype = DType::i64;
+  return {out};
+}
+
 std::vector<TensorType> infer_global_pool(const InferContext& context) {
   require_rank(context, 0, 3);
   const TensorInfo& x = context.input(0);
@@ -57,6 +66,16 @@ std::vector<AttrSpec> window_attrs() {
 void register_pool_ops(OpRegistry& registry) {
   std::vector<AttrSpec> max_attrs = window_attrs();
   max_attrs.push_back({"dilations", AttrType::integers, Attribute{Ints{1, 1}}});
+  std::vector<AttrSpec> indices_attrs = max_attrs;
+  indices_attrs.push_back({"storage_order", AttrType::integer, Attribute{int64_t{0}}});
+  registry.add({"max_pool2d_indices",
+                "Where max_pool2d's maxima are: indices into X[N,C,H,W] flattened, planes row-major "
+                "(storage_order 0) or column-major (1) (ONNX MaxPool's Indices)",
+                {"X"},
+                false,
+                1,
+                std::move(indices_attrs),
+                infer_max_pool2d_indices});
   registry.add({"max_pool2d",
                 "Maximum over each window of X[N,C,H,W] (padding counts as -inf)",
                 {"X"},

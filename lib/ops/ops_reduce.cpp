@@ -116,6 +116,7 @@ void register_reduce_ops(OpRegistry& registry) {
   registry.add(reduce("reduce_l1", "sum of |x| over 'axes' (empty: all axes)"));
   registry.add(reduce("reduce_l2", "sqrt of the sum of x^2 over 'axes' (empty: all axes)"));
   registry.add(reduce("reduce_sum_square", "sum of x^2 over 'axes' (empty: all axes)"));
+  registry.add(reduce("reduce_prod", "product over 'axes' (empty: all axes)"));
   registry.add(reduce("reduce_log_sum", "log of the sum over 'axes' (empty: all axes)"));
   registry.add(
       reduce("reduce_log_sum_exp", "log(sum(exp(x))) over 'axes' (empty: all axes), computed without overflow"));

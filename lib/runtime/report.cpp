@@ -6,13 +6,21 @@
 #include <cctype>
 #include <cmath>
 #include <numeric>
+#include <set>
 
 #include "lib/core/error.h"
 #include "lib/core/file_io.h"
+#include "lib/ops/valid_rows.h"
 
 namespace mt {
 
 OutputSpec parse_output_spec(const Graph& graph, const std::string& spec, std::string_view flag) {
+  // A bare FILE means the one output that is not another's count of valid rows.
+  std::vector<size_t> results;
+  std::set<std::string> counts;
+  for (const auto& [name, count] : valid_row_counts(graph, ExitCode::invalid_input)) counts.insert(count);
+  for (size_t i = 0; i < graph.outputs.size(); ++i)
+    if (!counts.count(graph.outputs[i])) results.push_back(i);
   if (const size_t eq = spec.find('='); eq != std::string::npos) {
     const std::string name = spec.substr(0, eq);
     for (size_t i = 0; i < graph.outputs.size(); ++i)
@@ -20,14 +28,14 @@ OutputSpec parse_output_spec(const Graph& graph, const std::string& spec, std::s
         if (eq + 1 == spec.size()) fail(ExitCode::usage, "{} {}: no file named", flag, spec);
         return {i, spec.substr(eq + 1)};
       }
-    if (graph.outputs.size() != 1)
+    if (results.size() != 1)
       fail(ExitCode::usage, "{} {}: the model has no output '{}' (outputs: {})", flag, spec, name,
            fmt::join(graph.outputs, ", "));
   }
-  if (graph.outputs.size() != 1)
+  if (results.size() != 1)
     fail(ExitCode::usage, "{} {}: the model has {} outputs, so name one as NAME=FILE (outputs: {})", flag, spec,
          graph.outputs.size(), fmt::join(graph.outputs, ", "));
-  return {0, spec};
+  return {results[0], spec};
 }
 
 std::string output_file_name(const std::string& tensor_name) {

@@ -12,8 +12,9 @@
 
 namespace mt {
 
-// "NAME=FILE" naming a graph output, or "FILE" when the model has one output. `flag` names the
-// option in errors ("--output", "--compare").
+// "NAME=FILE" naming a graph output, or "FILE" when the model has one output besides the counts
+// of valid rows of its others (lib/ops/valid_rows.h). `flag` names the option in errors
+// ("--output", "--compare").
 struct OutputSpec {
   size_t index = 0;  // into graph.outputs
   std::string path;

@@ -1,8 +1,10 @@
 #include "lib/runtime/run_once.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "lib/core/error.h"
+#include "lib/ops/valid_rows.h"
 
 namespace mt {
 
@@ -39,7 +41,20 @@ RunResult run_once(const Backend& backend, const Graph& graph, const PlanOptions
   plan->run();
   result.run_seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
   result.memory = plan->memory();
+  keep_valid_rows(graph, result.outputs);
   return result;
+}
+
+void keep_valid_rows(const Graph& graph, std::vector<HostArray>& outputs) {
+  const auto counts = valid_row_counts(graph, ExitCode::invalid_input);
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    const auto it = counts.find(graph.outputs[i]);
+    if (it == counts.end()) continue;
+    const size_t k =
+        static_cast<size_t>(std::find(graph.outputs.begin(), graph.outputs.end(), it->second) - graph.outputs.begin());
+    const int64_t count = outputs[k].as<int64_t>()[0];
+    outputs[i].shape[0] = std::clamp<int64_t>(count, 0, outputs[i].shape[0]);
+  }
 }
 
 }  // namespace mt

@@ -15,7 +15,7 @@ namespace mt {
 void require_model_backend(const Graph& graph, std::string_view backend, std::string_view model_name);
 
 struct RunResult {
-  std::vector<HostArray> outputs;  // graph.outputs order
+  std::vector<HostArray> outputs;  // graph.outputs order; only their valid rows (keep_valid_rows)
   double plan_seconds = 0;
   double run_seconds = 0;
   MemoryStats memory;
@@ -24,5 +24,10 @@ struct RunResult {
 // `inputs` in graph.inputs order, already checked against the declared dtypes and shapes.
 RunResult run_once(const Backend& backend, const Graph& graph, const PlanOptions& options,
                    const std::vector<HostArray>& inputs);
+
+// Shortens the leading dimension of each output whose valid rows are counted at run time
+// (lib/ops/valid_rows.h) to that count, read from the count's own output: the arrays then hold
+// what the model computed, the padding rows of its static plan left out.
+void keep_valid_rows(const Graph& graph, std::vector<HostArray>& outputs);
 
 }  // namespace mt

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "lib/ops/valid_rows.h"
 #include "lib/runtime/compare.h"
 
 namespace mt {
@@ -41,12 +42,17 @@ RunReport run_report(const Graph& graph, const RunResult& result, const RunRepor
         spdlog::warn("{} has {} labels but output '{}' has {} classes", request.labels_path, labels.size(),
                      graph.outputs[i], shape.back());
     }
+  const auto counts = valid_row_counts(graph, ExitCode::invalid_input);
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     const HostArray& array = result.outputs[i];
     json entry = summary_json(graph.outputs[i], array);
     if (i < request.written.size() && !request.written[i].empty()) entry["file"] = request.written[i];
-    text += fmt::format("{} {} {}: {}\n", graph.outputs[i], dtype_name(array.dtype), shape_str(array.shape),
-                        summary_str(summary_of(array)));
+    // An output with a run-time row count holds its valid rows only (keep_valid_rows).
+    const Shape& planned = graph.tensor(graph.outputs[i]).shape;
+    const bool counted = counts.count(graph.outputs[i]) != 0;
+    if (counted) entry["planned_rows"] = planned[0];
+    text += fmt::format("{} {} {}{}: {}\n", graph.outputs[i], dtype_name(array.dtype), shape_str(array.shape),
+                        counted ? fmt::format(" (valid rows of {})", planned[0]) : "", summary_str(summary_of(array)));
     if (request.topk > 0) {
       entry["topk"] = json::array();
       const auto rows = top_k(array, request.topk);

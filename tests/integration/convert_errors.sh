@@ -51,10 +51,60 @@ expect_convert 2 "--input-shape 'x:1,three': dimension 'three' is not a positive
 expect_convert 2 "--input-shape is given twice for input 'x'" "$models/dynamic.onnx" --input-shape x:1,3,8,8 --input-shape x:2,3,8,8
 
 # Unsupported (4): every op type, with counts and node names, in one line.
-expect_convert 4 "unsupported ONNX ops: RandomUniformLike (1 node: random_a), Unique (2 nodes: unique_a, unique_b)" "$models/unsupported.onnx"
+expect_convert 4 "unsupported ONNX ops: Multinomial (1 node: sample_a), RandomUniformLike (2 nodes: random_a, random_b)" "$models/unsupported.onnx"
 expect_convert 4 "$models/pad_opset1.onnx: opset 1 is older than 9, and ONNX's version converter cannot upgrade it:" \
   "$models/pad_opset1.onnx"
 expect_convert 4 "for Pad" "$models/pad_opset1.onnx"
+
+# Operands mt needs at conversion that are graph inputs: the refusal names those inputs and the flag,
+# --list-value-inputs lists them, --input-value pins them (checked against the declared inputs).
+echo "== run-time operands and --input-value"
+values="$work/values"
+mkdir -p "$values"
+/usr/bin/python3 -c "
+import numpy as np, sys
+d = sys.argv[1]
+np.save(d + '/shape.npy', np.array([3, 4], np.int64))
+np.save(d + '/start.npy', np.array([1], np.int64))
+np.save(d + '/shape_f32.npy', np.array([3, 4], np.float32))
+np.save(d + '/shape_3.npy', np.array([3, 4, 1], np.int64))
+np.save(d + '/x.npy', np.arange(12, dtype=np.float32).reshape(2, 6))
+np.save(d + '/want.npy', np.arange(12, dtype=np.float32).reshape(3, 4)[:, 1:])
+" "$values"
+expect_convert 4 "node 'reshape_a' (Reshape): input 'shape' (shape) must be known at conversion, but it is computed at run time from graph input 'shape'" \
+  "$models/runtime_shape.onnx"
+expect_convert 4 "mt plans static shapes: give the value of shape at conversion with --input-value shape=FILE.npy" \
+  "$models/runtime_shape.onnx" --input-value start="$values/start.npy"
+expect_convert 4 "node 'slice_a' (Slice): input 'start' (starts) must be known at conversion, but it is computed at run time from graph input 'start'; mt plans static shapes: give the value of start at conversion with --input-value start=FILE.npy" \
+  "$models/runtime_shape.onnx" --input-value shape="$values/shape.npy"
+[[ "$(mt-convert --list-value-inputs "$models/runtime_shape.onnx")" == $'shape' ]] ||
+  fail "--list-value-inputs: $(mt-convert --list-value-inputs "$models/runtime_shape.onnx")"
+[[ "$(mt-convert --list-value-inputs "$models/runtime_shape.onnx" --input-value shape="$values/shape.npy")" == start ]] ||
+  fail "--list-value-inputs with shape pinned does not list start alone"
+[[ -z "$(mt-convert --list-value-inputs "$models/relu.onnx")" ]] || fail "--list-value-inputs lists inputs of relu.onnx"
+expect_convert 3 "--input-value shape: $values/shape_f32.npy holds float32 [2], but the model declares 'shape' as int64 [2]" \
+  "$models/runtime_shape.onnx" --input-value shape="$values/shape_f32.npy" --input-value start="$values/start.npy"
+expect_convert 3 "holds int64 [3], but the model declares 'shape' as int64 [2]" \
+  "$models/runtime_shape.onnx" --input-value shape="$values/shape_3.npy" --input-value start="$values/start.npy"
+expect_convert 2 "--input-value names 'nope', which is not an input of the model; its inputs are: x, shape, start" \
+  "$models/runtime_shape.onnx" --input-value nope="$values/shape.npy"
+expect_convert 2 "--input-value is given twice for input 'shape'" \
+  "$models/runtime_shape.onnx" --input-value shape="$values/shape.npy" --input-value shape="$values/shape.npy"
+expect_convert 2 "--input-value 'shape': expected NAME=FILE.npy" "$models/runtime_shape.onnx" --input-value shape
+expect_convert 3 "$values/missing.npy: no such file" "$models/runtime_shape.onnx" --input-value shape="$values/missing.npy"
+expect_convert 2 "is given both --input-shape and --input-value" \
+  "$models/runtime_shape.onnx" --input-value shape="$values/shape.npy" --input-shape shape:2
+expect 2 "--list-value-inputs writes no model: drop -o" mt-convert --list-value-inputs "$models/runtime_shape.onnx" -o "$out"
+expect_no_output "$work/written"
+mt-convert "$models/runtime_shape.onnx" --input-value shape="$values/shape.npy" --input-value start="$values/start.npy" \
+  -o "$out" || fail "runtime_shape.onnx with both inputs pinned did not convert"
+mt-opnames "$out" | grep -q reshape || fail "the pinned model has no reshape"
+for device in reference cpu; do
+  mt-run -q --device "$device" "$out" -i x="$values/x.npy" --compare y="$values/want.npy" --atol 0 --rtol 0 > /dev/null ||
+    fail "the pinned model's output on $device differs from numpy's reshape and slice"
+done
+expect 2 "the model has no input 'shape'" mt-run "$out" -i x="$values/x.npy" -i shape="$values/shape.npy"
+rm -f "$out"
 
 # The success paths next to those errors.
 echo "== conversions that succeed"

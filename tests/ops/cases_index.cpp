@@ -1,7 +1,8 @@
 // Cases of the index family: trilu on both triangles with k from a constant or a run-time input
 // (negative, beyond the matrix), batched and non-square; tile on every axis; gather_elements,
 // scatter_elements (every reduction), gather_nd with batch_dims and scatter_nd, with negative,
-// int32 and int64 indices, constant and computed, and integer data; one_hot on every axis.
+// int32 and int64 indices, constant and computed, and integer data; one_hot on every axis;
+// non_max_suppression with and without thresholds, batches, classes, center boxes and ties.
 #include <cstdint>
 #include <string>
 
@@ -58,6 +59,30 @@ void add_index_cases(CaseTable& t) {
   t.add("one_hot", {.name = "middle axis, int32 values", .inputs = {typed(DType::i32, {2, 3}, 0, 5), typed(DType::i32, {2}, -9, 9, true)},
                     .attrs = {{"depth", int64_t{5}}, {"axis", int64_t{-2}}}});
   t.add("scatter_nd", {.name = "single elements", .inputs = {in({4, 5}), typed(DType::i64, {3, 2}, 0, 4), in({3})}});
+
+  // non_max_suppression: corners in any order, overlapping boxes (random corners in [0, 1]).
+  const auto threshold = [](double v) { return given(DType::f32, {1}, {v}); };
+  const auto max_boxes = [](int64_t n) { return Attributes{{"max_output_boxes_per_class", n}}; };
+  t.add("non_max_suppression", {.name = "one class, IoU 0.5, at most 5",
+                                .inputs = {in({1, 20, 4}, 0, 1), in({1, 1, 20}, 0, 1), threshold(0.5), absent()},
+                                .attrs = max_boxes(5),
+                                .num_outputs = 2});
+  t.add("non_max_suppression", {.name = "2 batches x 3 classes, score threshold 0.4, more boxes allowed than given",
+                                .inputs = {in({2, 8, 4}, 0, 1), in({2, 3, 8}, 0, 1), threshold(0.3), threshold(0.4)},
+                                .attrs = max_boxes(100),
+                                .num_outputs = 2});
+  t.add("non_max_suppression", {.name = "center_point_box",
+                                .inputs = {in({1, 16, 4}, 0.1, 1), in({1, 2, 16}, 0, 1), threshold(0.2), absent()},
+                                .attrs = {{"max_output_boxes_per_class", int64_t{4}}, {"center_point_box", int64_t{1}}},
+                                .num_outputs = 2});
+  t.add("non_max_suppression", {.name = "equal scores: the lower index first; no thresholds",
+                                .inputs = {in({1, 10, 4}, 0, 1), given(DType::f32, {1, 1, 10}, {0.5})},
+                                .attrs = max_boxes(10),
+                                .num_outputs = 2});
+  t.add("non_max_suppression", {.name = "at most 0",
+                                .inputs = {in({1, 4, 4}, 0, 1), in({1, 1, 4}, 0, 1)},
+                                .attrs = max_boxes(0),
+                                .num_outputs = 2});
 }
 
 }  // namespace mt::optest

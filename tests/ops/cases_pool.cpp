@@ -28,6 +28,7 @@ void add_pool_cases(CaseTable& t) {
   for (const auto& c : cases) {
     Attributes attrs = {{"kernel_shape", c.kernel}, {"strides", c.strides}, {"pads", c.pads}, {"ceil_mode", c.ceil_mode}};
     t.add("max_pool2d", {.name = c.name, .inputs = {in(c.x, -5, 5)}, .attrs = attrs});
+    t.add("max_pool2d_indices", {.name = c.name, .inputs = {in(c.x, -5, 5)}, .attrs = attrs});
     t.add("avg_pool2d", {.name = c.name, .inputs = {in(c.x, -5, 5)}, .attrs = attrs});
     if (c.pads != Ints{0, 0, 0, 0}) {
       attrs["count_include_pad"] = int64_t{1};
@@ -40,6 +41,17 @@ void add_pool_cases(CaseTable& t) {
                        .attrs = {{"kernel_shape", Ints{2, 2}}, {"dilations", Ints{2, 1}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}}});
   t.add("max_pool2d", {.name = "all negative inputs with padding", .inputs = {in({1, 2, 5, 5}, -9, -1)},
                        .attrs = {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}}});
+  t.add("max_pool2d_indices",
+        {.name = "dilation 2, padding",
+         .inputs = {in({2, 3, 9, 9})},
+         .attrs = {{"kernel_shape", Ints{3, 3}}, {"dilations", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}});
+  t.add("max_pool2d_indices",
+        {.name = "column-major (storage_order 1), stride 2",
+         .inputs = {in({2, 2, 7, 5})},
+         .attrs = {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"storage_order", int64_t{1}}}});
+  t.add("max_pool2d_indices", {.name = "ties: the first position",
+                               .inputs = {given(DType::f32, {1, 2, 4, 4}, {1, 1, 2, 0})},
+                               .attrs = {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{1, 1}}}});
   // uint8 images: padding taps are skipped, so a window of small values keeps them (not 0).
   t.add("max_pool2d", {.name = "uint8, 5x5 padded 2, stride 2",
                        .inputs = {typed(DType::u8, {1, 3, 9, 7}, 0, 256)},

@@ -28,6 +28,13 @@ void add_reduce_cases(CaseTable& t) {
   for (const auto& c : axes_cases)
     t.add("reduce_log_sum", {.name = c.name, .inputs = {in({2, 5, 3, 7}, 0.1, 2)}, .attrs = {{"axes", c.axes}, {"keepdims", c.keepdims}}});
   t.add("reduce_log_sum", {.name = "rank 2 rows", .inputs = {in({9, 33}, 0.1, 2)}, .attrs = {{"axes", Ints{1}}}});
+  // product: values near 1, so that 210-element products stay in float32's range.
+  for (const auto& c : axes_cases)
+    t.add("reduce_prod", {.name = c.name,
+                          .inputs = {in({2, 5, 3, 7}, 0.7, 1.4)},
+                          .attrs = {{"axes", c.axes}, {"keepdims", c.keepdims}}});
+  t.add("reduce_prod",
+        {.name = "rank 2 rows, signs", .inputs = {in({9, 33}, -1.5, 1.5)}, .attrs = {{"axes", Ints{1}}}});
   // exp(90) overflows float32: the maximum is taken out first.
   t.add("reduce_log_sum_exp", {.name = "large values", .inputs = {in({3, 17}, 80, 100)}, .attrs = {{"axes", Ints{1}}}});
   t.add("reduce_log_sum_exp", {.name = "large values, kept inner axis", .inputs = {in({17, 3}, 80, 100)}, .attrs = {{"axes", Ints{0}}}});

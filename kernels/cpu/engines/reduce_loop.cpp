@@ -10,13 +10,14 @@ namespace mt::cpu {
 namespace {
 
 // How a kind combines its elements, and what it maps each element to first.
-enum class Combine { sum, max, min };
+enum class Combine { sum, max, min, prod };
 enum class Map { none, abs, square, exp_shifted };
 
 float initial(Combine combine) {
   switch (combine) {
     case Combine::max: return -std::numeric_limits<float>::infinity();
     case Combine::min: return std::numeric_limits<float>::infinity();
+    case Combine::prod: return 1.0f;
     default: return 0.0f;
   }
 }
@@ -24,6 +25,7 @@ float initial(Combine combine) {
 Combine combine_of(ReduceKind kind) {
   if (kind == ReduceKind::max) return Combine::max;
   if (kind == ReduceKind::min) return Combine::min;
+  if (kind == ReduceKind::prod) return Combine::prod;
   return Combine::sum;
 }
 
@@ -39,6 +41,7 @@ template <Combine kCombine>
 float combine(float a, float b) {
   if constexpr (kCombine == Combine::max) return a < b ? b : a;
   else if constexpr (kCombine == Combine::min) return b < a ? b : a;
+  else if constexpr (kCombine == Combine::prod) return a * b;
   else return a + b;
 }
 
@@ -128,6 +131,9 @@ void ReduceLoop::run_rows(ReduceKind kind, const float* in, float* out, const fl
     case ReduceKind::l2:
     case ReduceKind::sum_square:
       rows_kernel<Combine::sum, Map::square>(outer_, n, inner_reduced_, in, out, shift, begin, end);
+      break;
+    case ReduceKind::prod:
+      rows_kernel<Combine::prod, Map::none>(outer_, n, inner_reduced_, in, out, shift, begin, end);
       break;
     case ReduceKind::log_sum_exp:
       rows_kernel<Combine::sum, Map::exp_shifted>(outer_, n, inner_reduced_, in, out, shift, begin, end);

@@ -1,8 +1,8 @@
-// Reductions (sum, mean, max, min, l1, l2, sum of squares, log of the sum, log-sum-exp) over any
+// Reductions (sum, mean, max, min, l1, l2, sum of squares, log of the sum, log-sum-exp, product) over any
 // set of dims of a tensor in memory order, planned once: dims merged into alternating
 // kept/reduced runs, then either contiguous row reductions (innermost dim reduced) or vector
 // accumulation of rows (innermost dim kept). Each kind is a sum, max or min of mapped elements
-// (|x|, x^2, exp(x - m)) with a final step (mean's scale, sqrt, log).
+// (|x|, x^2, exp(x - m)), or a product, with a final step (mean's scale, sqrt, log).
 #pragma once
 
 #include <pthreadpool.h>
@@ -15,7 +15,7 @@
 
 namespace mt::cpu {
 
-enum class ReduceKind { sum, mean, max, min, l1, l2, sum_square, log_sum, log_sum_exp };
+enum class ReduceKind { sum, mean, max, min, l1, l2, sum_square, log_sum, log_sum_exp, prod };
 
 class ReduceLoop {
  public:

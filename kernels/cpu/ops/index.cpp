@@ -1,5 +1,5 @@
 // The index family (trilu, tile, gather_elements, gather_nd, scatter_elements, scatter_nd,
-// one_hot): lib/ops/index_loops.h's loops, the reference kernels' own so the backends agree
+// one_hot, non_max_suppression): lib/ops/index_loops.h's loops, the reference kernels' own so the backends agree
 // exactly, on row-major tensors, with their parameters computed once here. Indices are checked on
 // every run (they may be computed), before anything is written.
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include "kernels/cpu/plan/op_util.h"
 #include "lib/core/error.h"
 #include "lib/ops/index_loops.h"
+#include "lib/ops/non_max_suppression.h"
 
 namespace mt::cpu {
 namespace {
@@ -126,6 +127,36 @@ void plan_one_hot(NodeContext& c) {
   const OneHotParams params =
       one_hot_params(indices.shape, indices.dtype, attr_int(c.node(), "depth"), axis, values.dtype);
   c.add_kernel({indices, values, y}, [params](Pointers p, pthreadpool_t) { one_hot(params, p[0], p[1], p[2]); });
+}
+
+std::optional<std::string> check_non_max_suppression(const Graph&, const Node&) { return std::nullopt; }
+
+void plan_non_max_suppression(NodeContext& c) {
+  const Node& node = c.node();
+  const Shape& boxes_shape = c.input_info(0).shape;
+  const NmsParams params{.batches = boxes_shape[0],
+                         .classes = c.input_info(1).shape[1],
+                         .boxes = boxes_shape[1],
+                         .max_per_class = attr_int(node, "max_output_boxes_per_class"),
+                         .center_point_box = attr_int(node, "center_point_box") != 0};
+  // Pointers: boxes, scores, the thresholds given (iou, score), selected, count, scratch.
+  std::vector<Value> values{row_major_input(c, 0), row_major_input(c, 1)};
+  const bool has_iou = node.inputs.size() > 2 && !node.inputs[2].empty();
+  const bool has_score = node.inputs.size() > 3 && !node.inputs[3].empty();
+  if (has_iou) values.push_back(row_major_input(c, 2));
+  if (has_score) values.push_back(row_major_input(c, 3));
+  const size_t out = values.size();
+  values.push_back(row_major_output(c));
+  values.push_back(c.output(1, identity_layout(0)));
+  values.push_back(c.scratch(std::max<size_t>(8, nms_scratch_bytes(params))));
+  c.add_kernel(values, [params, has_iou, has_score, out](Pointers p, pthreadpool_t) {
+    const float iou = has_iou ? *static_cast<const float*>(p[2]) : 0.0f;
+    const std::optional<float> score =
+        has_score ? std::optional<float>(*static_cast<const float*>(p[has_iou ? 3 : 2])) : std::nullopt;
+    *static_cast<int64_t*>(p[out + 1]) =
+        non_max_suppression(params, static_cast<const float*>(p[0]), static_cast<const float*>(p[1]), iou, score,
+                            static_cast<int64_t*>(p[out]), p[out + 2]);
+  });
 }
 
 }  // namespace mt::cpu

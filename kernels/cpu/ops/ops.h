@@ -61,6 +61,7 @@ MT_CPU_OP(conv2d)
 MT_CPU_OP(conv_transpose2d)
 // pool.cpp
 MT_CPU_OP(max_pool2d)
+MT_CPU_OP(max_pool2d_indices)
 MT_CPU_OP(avg_pool2d)
 MT_CPU_OP(global_pool)
 // resize.cpp, pad.cpp
@@ -89,6 +90,7 @@ MT_CPU_OP(gather_nd)
 MT_CPU_OP(scatter_elements)
 MT_CPU_OP(scatter_nd)
 MT_CPU_OP(one_hot)
+MT_CPU_OP(non_max_suppression)
 // sample.cpp: the sample family
 MT_CPU_OP(grid_sample)
 MT_CPU_OP(roi_align)

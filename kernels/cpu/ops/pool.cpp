@@ -12,6 +12,7 @@
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/ops.h"
 #include "lib/ops/conv_geometry.h"
+#include "lib/ops/max_pool_indices.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "kernels/cpu/engines/reduce_loop.h"
 
@@ -127,6 +128,23 @@ std::optional<std::string> check_max_pool2d(const Graph& graph, const Node& node
 }
 std::optional<std::string> check_avg_pool2d(const Graph& graph, const Node& node) {
   return check_pool_common(graph, node, false);
+}
+
+std::optional<std::string> check_max_pool2d_indices(const Graph& graph, const Node& node) {
+  const DType dtype = graph.tensor(node.inputs[0]).dtype;
+  if (dtype != DType::f32) return fmt::format("dtype {} not supported", dtype_name(dtype));
+  return std::nullopt;
+}
+
+// The indices in NCHW order: the input row-major (converted from NHWC when it is so planned).
+void plan_max_pool2d_indices(NodeContext& c) {
+  const Value x = c.input(0, identity_layout(4));
+  const Value y = c.output(0, identity_layout(4));
+  const Window2d window = pool_window(c.node());
+  const bool column_major = attr_int(c.node(), "storage_order") != 0;
+  c.add_kernel({x, y}, [window, column_major, in = x.shape, out = y.shape](Pointers p, pthreadpool_t) {
+    max_pool2d_indices(window, in, out, column_major, static_cast<const float*>(p[0]), static_cast<int64_t*>(p[1]));
+  });
 }
 
 void plan_max_pool2d(NodeContext& c) {

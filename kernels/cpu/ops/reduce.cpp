@@ -1,4 +1,4 @@
-// The reduce_* ops (mean, sum, max, min, l1, l2, sum_square, log_sum, log_sum_exp) over any
+// The reduce_* ops (mean, sum, max, min, l1, l2, sum_square, log_sum, log_sum_exp, prod) over any
 // axes, in the input's layout: the output keeps the input's memory order with the reduced dims
 // dropped (or left as size 1).
 #include <algorithm>
@@ -19,6 +19,7 @@ ReduceKind kind_of(const std::string& op) {
   if (op == "reduce_sum_square") return ReduceKind::sum_square;
   if (op == "reduce_log_sum") return ReduceKind::log_sum;
   if (op == "reduce_log_sum_exp") return ReduceKind::log_sum_exp;
+  if (op == "reduce_prod") return ReduceKind::prod;
   return ReduceKind::mean;
 }
 

@@ -89,6 +89,7 @@ constexpr std::array kKernels{
     OP("reduce_l1", reduce),
     OP("reduce_l2", reduce),
     OP("reduce_sum_square", reduce),
+    OP("reduce_prod", reduce),
     OP("reduce_log_sum", reduce),
     OP("reduce_log_sum_exp", reduce),
     OP("hardmax", hardmax),
@@ -109,6 +110,7 @@ constexpr std::array kKernels{
     OP("conv_transpose2d", conv_transpose2d),
     // pool family
     OP("max_pool2d", max_pool2d),
+    OP("max_pool2d_indices", max_pool2d_indices),
     OP("avg_pool2d", avg_pool2d),
     OP("global_avg_pool", global_pool),
     OP("global_max_pool", global_pool),
@@ -135,6 +137,7 @@ constexpr std::array kKernels{
     OP("scatter_elements", scatter_elements),
     OP("scatter_nd", scatter_nd),
     OP("one_hot", one_hot),
+    OP("non_max_suppression", non_max_suppression),
     // sample family
     OP("grid_sample", grid_sample),
     OP("roi_align", roi_align),

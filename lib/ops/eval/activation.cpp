@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <numbers>
+#include <type_traits>
 
 #include "lib/core/float16.h"
 #include "lib/ops/broadcast.h"
@@ -34,6 +35,24 @@ void unary_kernel(const Node& node, std::span<const ConstView> inputs, std::span
   map_f32(node, inputs, outputs, Fn);
 }
 
+// -x of int32/int64 too (wrapping, as two's complement does): shape computations negate axes
+// (ONNX's expanded LayerNormalization), and constant folding evaluates them here.
+template <typename T>
+void negate_integers(std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  using U = std::make_unsigned_t<T>;
+  const T* x = inputs[0].as<T>();
+  T* y = outputs[0].as<T>();
+  for (int64_t i = 0; i < inputs[0].info->numel(); ++i) y[i] = static_cast<T>(U{0} - static_cast<U>(x[i]));
+}
+
+void neg_kernel(const Node& node, std::span<const ConstView> inputs, std::span<const MutView> outputs) {
+  switch (inputs[0].info->dtype) {
+    case DType::i32: return negate_integers<int32_t>(inputs, outputs);
+    case DType::i64: return negate_integers<int64_t>(inputs, outputs);
+    default: return map_f32(node, inputs, outputs, [](double x) { return -x; });
+  }
+}
+
 // `x < 0 ? 0 : x` rather than max(x, 0) so that NaN stays NaN, as in PyTorch.
 double relu(double x) { return x < 0 ? 0.0 : x; }
 double tanh_fn(double x) { return std::tanh(x); }
@@ -43,7 +62,6 @@ double erf_fn(double x) { return std::erf(x); }
 double exp_fn(double x) { return std::exp(x); }
 double log_fn(double x) { return std::log(x); }
 double sqrt_fn(double x) { return std::sqrt(x); }
-double neg(double x) { return -x; }
 double abs_fn(double x) { return std::abs(x); }
 double reciprocal(double x) { return 1.0 / x; }
 double floor_fn(double x) { return std::floor(x); }
@@ -223,7 +241,7 @@ void register_activation_kernels(KernelTable& table) {
   table.add("exp", unary_kernel<exp_fn>);
   table.add("log", unary_kernel<log_fn>);
   table.add("sqrt", unary_kernel<sqrt_fn>);
-  table.add("neg", unary_kernel<neg>);
+  table.add("neg", neg_kernel);
   table.add("abs", unary_kernel<abs_fn>);
   table.add("reciprocal", unary_kernel<reciprocal>);
   table.add("floor", unary_kernel<floor_fn>);

@@ -6,6 +6,7 @@
 
 #include "lib/core/error.h"
 #include "lib/ops/eval/reference.h"
+#include "lib/ops/valid_rows.h"
 
 namespace mt {
 
@@ -13,12 +14,12 @@ bool fold_size_allowed(int64_t input_elements, int64_t output_elements) {
   return output_elements <= std::max(kFoldMaxGrowth * input_elements, kFoldSmallElements);
 }
 
-bool can_evaluate(std::string_view op) { return reference::find_kernel(op) != nullptr; }
+bool can_evaluate(std::string_view op) { return reference::find_kernel(op) != nullptr && !writes_valid_row_count(op); }
 
 std::optional<std::vector<ConstData>> evaluate_node(const Node& node, std::span<const TensorInfo* const> inputs,
                                                     std::span<const TensorInfo* const> outputs) {
   const reference::Kernel kernel = reference::find_kernel(node.op);
-  if (kernel == nullptr) return std::nullopt;
+  if (kernel == nullptr || writes_valid_row_count(node.op)) return std::nullopt;
   std::vector<reference::ConstView> in_views;
   for (const TensorInfo* in : inputs) in_views.push_back({in, in != nullptr ? in->data.data() : nullptr});
   std::vector<ConstData> results;

@@ -29,12 +29,13 @@ inline constexpr int64_t kFoldSmallElements = 4096;
 // hold `input_elements`.
 bool fold_size_allowed(int64_t input_elements, int64_t output_elements);
 
-// Whether the op has a reference kernel, which evaluate_node() needs.
+// Whether the op has a reference kernel, which evaluate_node() needs, and may be folded (not an op
+// whose output has a run-time count of valid rows: lib/ops/valid_rows.h).
 bool can_evaluate(std::string_view op);
 
 // The values of `node`'s outputs, each the size of `outputs`' dtype and shape (as shape inference
 // gave them), computed from constant `inputs` (nullptr for an absent optional input) by the op's
-// reference kernel; nullopt when the op has none, or its kernel refuses the node
+// reference kernel; nullopt when the op has none or must not fold (can_evaluate), or its kernel refuses the node
 // (Error(unsupported): a dtype or attribute value it does not implement), so that the node is
 // left to run at run time. Other errors propagate.
 std::optional<std::vector<ConstData>> evaluate_node(const Node& node, std::span<const TensorInfo* const> inputs,

@@ -1,8 +1,12 @@
-// Reference kernels of the index family: adapters from a node to lib/ops/index_loops.h, the
-// loops the cpu backend runs too. They move elements of any dtype (the scatter reductions:
+// Reference kernels of the index family: adapters from a node to lib/ops/index_loops.h (and
+// non_max_suppression.h), the loops the cpu backend runs too. They move elements of any dtype (the scatter reductions:
 // float32, int32 and int64).
+#include <optional>
+#include <vector>
+
 #include "lib/ops/eval/reference.h"
 #include "lib/ops/index_loops.h"
+#include "lib/ops/non_max_suppression.h"
 #include "lib/ops/registry.h"
 
 namespace mt::reference {
@@ -51,6 +55,24 @@ void scatter_nd_kernel(const Node& node, std::span<const ConstView> in, std::spa
   scatter_nd(params, node.name, in[0].data, index_data(in[1]), in[2].data, out[0].data);
 }
 
+NmsParams nms_params(const Node& node, const Shape& boxes, const Shape& scores) {
+  return {.batches = boxes[0],
+          .classes = scores[1],
+          .boxes = boxes[1],
+          .max_per_class = attr_int(node, "max_output_boxes_per_class"),
+          .center_point_box = attr_int(node, "center_point_box") != 0};
+}
+
+void non_max_suppression_kernel(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
+  const NmsParams params = nms_params(node, in[0].info->shape, in[1].info->shape);
+  std::vector<int64_t> scratch((nms_scratch_bytes(params) + sizeof(int64_t) - 1) / sizeof(int64_t));
+  const float iou = in.size() > 2 && in[2].info != nullptr ? *in[2].as<float>() : 0.0f;
+  const std::optional<float> score =
+      in.size() > 3 && in[3].info != nullptr ? std::optional<float>(*in[3].as<float>()) : std::nullopt;
+  *out[1].as<int64_t>() = non_max_suppression(params, in[0].as<float>(), in[1].as<float>(), iou, score,
+                                              out[0].as<int64_t>(), scratch.data());
+}
+
 void one_hot_kernel(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
   const Shape& indices = in[0].info->shape;
   int64_t axis = attr_int(node, "axis");
@@ -70,6 +92,7 @@ void register_index_kernels(KernelTable& table) {
   table.add("scatter_elements", scatter_elements_kernel);
   table.add("scatter_nd", scatter_nd_kernel);
   table.add("one_hot", one_hot_kernel);
+  table.add("non_max_suppression", non_max_suppression_kernel);
 }
 
 }  // namespace mt::reference

@@ -6,6 +6,7 @@
 #include "lib/ops/conv_geometry.h"
 #include "lib/ops/eval/kernel_util.h"
 #include "lib/ops/eval/reference.h"
+#include "lib/ops/max_pool_indices.h"
 #include "lib/ops/registry.h"
 
 namespace mt::reference {
@@ -14,6 +15,13 @@ namespace {
 // max that lets NaN through, as PyTorch's pooling does.
 float max_nan(float best, float value) { return value > best || std::isnan(value) ? value : best; }
 uint8_t max_nan(uint8_t best, uint8_t value) { return std::max(best, value); }
+
+// Where max_pool2d's maxima are (ONNX MaxPool's Indices): lib/ops/max_pool_indices.h.
+void max_pool2d_indices_kernel(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {
+  require_dtype(node, *in[0].info, DType::f32);
+  max_pool2d_indices(pool_window(node), in[0].info->shape, out[0].info->shape, attr_int(node, "storage_order") != 0,
+                     in[0].as<float>(), out[0].as<int64_t>());
+}
 
 // y[n][c][oh][ow] = max over taps (kh, kw) of x[n][c][oh * stride - pad_top + kh * dilation][...],
 // taps in the padding being -inf (the type's lowest value).
@@ -104,6 +112,7 @@ void global_pool(const Node& node, std::span<const ConstView> in, std::span<cons
 
 void register_pool_kernels(KernelTable& table) {
   table.add("max_pool2d", max_pool2d);
+  table.add("max_pool2d_indices", max_pool2d_indices_kernel);
   table.add("avg_pool2d", avg_pool2d);
   table.add("global_avg_pool", global_pool<false>);
   table.add("global_max_pool", global_pool<true>);

@@ -12,7 +12,7 @@
 namespace mt::reference {
 namespace {
 
-enum class Reduction { mean, sum, max, min, l1, l2, sum_square, log_sum, log_sum_exp };
+enum class Reduction { mean, sum, max, min, l1, l2, sum_square, log_sum, log_sum_exp, prod };
 
 constexpr bool is_extreme(Reduction r) { return r == Reduction::max || r == Reduction::min; }
 
@@ -40,6 +40,7 @@ void reduce_kernel(const Node& node, std::span<const ConstView> inputs, std::spa
   double initial = 0;
   if (R == Reduction::max) initial = -std::numeric_limits<double>::infinity();
   if (R == Reduction::min) initial = std::numeric_limits<double>::infinity();
+  if (R == Reduction::prod) initial = 1;
   std::vector<double> acc(static_cast<size_t>(out_count), initial);
   const float* x = inputs[0].as<float>();
   const std::array<std::vector<int64_t>, 1> strides{out_strides};
@@ -62,6 +63,7 @@ void reduce_kernel(const Node& node, std::span<const ConstView> inputs, std::spa
       if constexpr (R == Reduction::l1) a += std::fabs(v);
       else if constexpr (R == Reduction::l2 || R == Reduction::sum_square) a += v * v;
       else if constexpr (R == Reduction::log_sum_exp) a += std::exp(v - shift[static_cast<size_t>(o[0])]);
+      else if constexpr (R == Reduction::prod) a *= v;
       else a += v;
     } else if (std::isnan(v) || std::isnan(a)) {
       a = std::numeric_limits<double>::quiet_NaN();  // NaN wins, as in torch.amax
@@ -173,6 +175,7 @@ void register_reduce_kernels(KernelTable& table) {
   table.add("reduce_sum_square", reduce_kernel<Reduction::sum_square>);
   table.add("reduce_log_sum", reduce_kernel<Reduction::log_sum>);
   table.add("reduce_log_sum_exp", reduce_kernel<Reduction::log_sum_exp>);
+  table.add("reduce_prod", reduce_kernel<Reduction::prod>);
   table.add("hardmax", hardmax_kernel);
   table.add("argmax", arg_extreme_kernel<true>);
   table.add("argmin", arg_extreme_kernel<false>);

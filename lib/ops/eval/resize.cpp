@@ -9,6 +9,7 @@
 #include "lib/core/float16.h"
 #include "lib/ops/eval/kernel_util.h"
 #include "lib/ops/eval/reference.h"
+#include "lib/ops/saturating_cast.h"
 #include "lib/ops/registry.h"
 #include "lib/ops/resize_coords.h"
 
@@ -64,18 +65,10 @@ std::array<std::byte, 8> value_bytes(double value, DType dtype) {
     case DType::f16:
       store(float_to_half(static_cast<float>(value)));
       break;
-    case DType::i8:
-      store(static_cast<int8_t>(value));
-      break;
-    case DType::u8:
-      store(static_cast<uint8_t>(value));
-      break;
-    case DType::i32:
-      store(static_cast<int32_t>(value));
-      break;
-    case DType::i64:
-      store(static_cast<int64_t>(value));
-      break;
+    case DType::i8: store(saturating_cast<int8_t>(value)); break;
+    case DType::u8: store(saturating_cast<uint8_t>(value)); break;
+    case DType::i32: store(saturating_cast<int32_t>(value)); break;
+    case DType::i64: store(saturating_cast<int64_t>(value)); break;
     case DType::boolean:
       store(static_cast<uint8_t>(value != 0));
       break;

@@ -203,6 +203,61 @@ TEST_CASE("capi: binding and running errors") {
   mt_model_close(model);
 }
 
+TEST_CASE("capi: the valid rows of an output whose row count depends on the data") {
+  // boxes [1, 3, 4] -> non_max_suppression (at most 3 per class, IoU 0.5) -> selected [3, 3] and its count.
+  mt::Graph graph;
+  graph.add_tensor({.name = "boxes", .dtype = mt::DType::f32, .shape = {1, 3, 4}});
+  graph.add_tensor({.name = "scores", .dtype = mt::DType::f32, .shape = {1, 1, 3}});
+  graph.add_tensor({.name = "selected", .dtype = mt::DType::i64, .shape = {3, 3}});
+  graph.add_tensor({.name = "count", .dtype = mt::DType::i64, .shape = {}});
+  const float half[] = {0.5f};
+  mt::TensorInfo iou{.name = "iou", .dtype = mt::DType::f32, .shape = {1}};
+  iou.data = mt::ConstData::copy_of(half, sizeof half);
+  graph.add_tensor(iou);
+  graph.inputs = {"boxes", "scores"};
+  graph.nodes.push_back({.name = "nms",
+                         .op = "non_max_suppression",
+                         .inputs = {"boxes", "scores", "iou"},
+                         .outputs = {"selected", "count"},
+                         .attrs = {{"max_output_boxes_per_class", int64_t{3}}}});
+  graph.outputs = {"selected", "count"};
+  const auto bytes = mt::encode_model(graph);
+  mt_model* model = nullptr;
+  REQUIRE(mt_model_open_memory(bytes.data(), bytes.size(), &model) == MT_OK);
+  for (const char* device : {"reference", "cpu"}) {
+    INFO(device);
+    mt_session* session = make_session(model, device);
+    int64_t rows = -1;
+    check_error(mt_session_output_rows(session, "selected", &rows), MT_ERROR_USAGE, "run the session first");
+    check_error(mt_session_output_rows(session, "count", &rows), MT_ERROR_USAGE, "output 'count' is a scalar");
+    check_error(mt_session_output_rows(session, "nope", &rows), MT_ERROR_USAGE, "no output 'nope'");
+    // The first and third boxes overlap (IoU 0.9): the third, scoring lower, is suppressed.
+    const float boxes[] = {0, 0, 1, 1, 5, 5, 6, 6, 0, 0, 1, 0.9f}, scores[] = {0.9f, 0.8f, 0.7f};
+    int64_t selected[9], count = -1;
+    REQUIRE(mt_session_bind_input(session, "boxes", MT_FLOAT32, boxes, sizeof boxes) == MT_OK);
+    REQUIRE(mt_session_bind_input(session, "scores", MT_FLOAT32, scores, sizeof scores) == MT_OK);
+    REQUIRE(mt_session_bind_output(session, "selected", MT_INT64, selected, sizeof selected) == MT_OK);
+    REQUIRE(mt_session_bind_output(session, "count", MT_INT64, &count, sizeof count) == MT_OK);
+    REQUIRE(mt_session_run(session) == MT_OK);
+    REQUIRE(mt_session_output_rows(session, "selected", &rows) == MT_OK);
+    CHECK(rows == 2);
+    CHECK(count == 2);
+    CHECK(std::vector<int64_t>(selected, selected + 6) == std::vector<int64_t>{0, 0, 0, 0, 0, 1});
+    CHECK(std::vector<int64_t>(selected + 6, selected + 9) == std::vector<int64_t>{0, 0, 0});  // padding
+    mt_session_destroy(session);
+  }
+  mt_model_close(model);
+
+  // An output of static shape has all its rows.
+  model = open_test_model();
+  mt_session* session = make_session(model);
+  int64_t rows = -1;
+  REQUIRE(mt_session_output_rows(session, "y", &rows) == MT_OK);
+  CHECK(rows == 1);
+  mt_session_destroy(session);
+  mt_model_close(model);
+}
+
 TEST_CASE("capi: cpu results equal the reference backend's") {
   mt_model* model = open_test_model();
   mt_session* cpu = make_session(model, "cpu", 2);

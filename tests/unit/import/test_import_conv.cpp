@@ -1,5 +1,5 @@
 // Convolution and pooling: auto_pad and output_shape become explicit pads, attributes carry
-// over, and what mt lacks (4-D windows, pooling indices) is reported.
+// over, and what mt lacks (4-D windows, pooling indices of 1-D and 3-D windows) is reported.
 #include "tests/unit/import/onnx_test_util.h"
 
 namespace mt::test {
@@ -130,13 +130,24 @@ TEST_CASE("MaxPool and AveragePool: auto_pad, ceil_mode, count_include_pad; indi
   CHECK(std::get<int64_t>(a.attrs.at("count_include_pad")) == 1);
   CHECK(a.attrs.count("dilations") == 0);
 
+  // The indices output: max_pool2d_indices beside max_pool2d, for 2-D windows only.
   OnnxBuilder indices(12);
   indices.input("x", {1, 1, 4, 4}).output("m").output("i", onnx::TensorProto::INT64);
   attr_ints(indices.node("MaxPool", {"x"}, {"m", "i"}, "pool"), "kernel_shape", {2, 2});
-  Error e = import_error(indices);
+  Graph with_indices = indices.import();
+  CHECK(producer(with_indices, "m").op == "max_pool2d");
+  CHECK(producer(with_indices, "m").name == "pool");
+  CHECK(producer(with_indices, "i").op == "max_pool2d_indices");
+  CHECK(with_indices.tensor("i").dtype == DType::i64);
+  CHECK(with_indices.tensor("i").shape == Shape{1, 1, 3, 3});
+
+  OnnxBuilder signal_indices(12);
+  signal_indices.input("x", {1, 1, 8}).output("m").output("i", onnx::TensorProto::INT64);
+  attr_ints(signal_indices.node("MaxPool", {"x"}, {"m", "i"}, "pool"), "kernel_shape", {2});
+  Error e = import_error(signal_indices);
   CHECK(e.code() == ExitCode::unsupported);
-  CHECK(std::string(e.what()).find("node 'pool' (MaxPool): output 1 ('i', the pooling indices) is used") !=
-        std::string::npos);
+  CHECK(std::string(e.what()).find("node 'pool' (MaxPool): output 1 ('i', the pooling indices) is used, and mt "
+                                   "computes them for 2-D windows only") != std::string::npos);
 }
 
 TEST_CASE("MaxPool numeric and global pools") {

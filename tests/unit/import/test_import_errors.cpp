@@ -161,8 +161,8 @@ TEST_CASE("unsupported op types: one error listing every type with its node coun
   OnnxBuilder b;
   b.input("x", {"n", 8}).output("y");
   b.init_i64("k", {1}, {2});
-  b.node("Unique", {"x"}, {"v1"}, "uniq_a");
-  b.node("Unique", {"v1"}, {"v2"}, "uniq_b");
+  b.node("Multinomial", {"x"}, {"v1"}, "draw_a");
+  b.node("Multinomial", {"v1"}, {"v2"}, "draw_b");
   b.node("Relu", {"v2"}, {"r"}, "relu");
   b.node("RandomUniformLike", {"r"}, {"y"});
   auto& custom = b.node("FusedThing", {"x"}, {"unused"}, "custom");
@@ -173,9 +173,9 @@ TEST_CASE("unsupported op types: one error listing every type with its node coun
   // Reported before the dynamic input is: the user learns everything that blocks the model.
   Error e = import_error(b);
   CHECK(e.code() == ExitCode::unsupported);
-  CHECK(
-      std::string(e.what()).ends_with(": unsupported ONNX ops: RandomUniformLike (1 node: RandomUniformLike_3), Unique (2 nodes: uniq_a, uniq_b), "
-                                      "com.example.FusedThing (1 node: custom)"));
+  CHECK(std::string(e.what()).ends_with(
+      ": unsupported ONNX ops: Multinomial (2 nodes: draw_a, draw_b), RandomUniformLike (1 node: RandomUniformLike_3), "
+      "com.example.FusedThing (1 node: custom)"));
 }
 
 TEST_CASE("a model importing only other domains is unsupported; one importing no opset is invalid") {
@@ -196,18 +196,19 @@ TEST_CASE("a model importing only other domains is unsupported; one importing no
 TEST_CASE("unsupported uses of supported ops: every such node is listed") {
   OnnxBuilder b;
   b.input("x", {1, 1, 4, 4}).input("dims", {2}, onnx::TensorProto::INT64).output("y").output("z");
-  auto& pool = b.node("MaxPool", {"x"}, {"p"}, "pool");
-  attr_ints(pool, "kernel_shape", {2, 2});
-  attr_int(pool, "storage_order", 1);
-  b.node("Relu", {"p"}, {"y"}, "after_pool");  // blocked by the pool: not reported itself
+  b.init("scales", {4}, {1, 1, 2, 2});
+  attr_string(b.node("Resize", {"x", "", "scales"}, {"p"}, "pool"), "mode", "area");
+  b.node("Relu", {"p"}, {"y"}, "after_pool");  // blocked by the resize: not reported itself
   b.node("ConstantOfShape", {"dims"}, {"filled"}, "runtime_shape");
   attr_int(b.node("Cast", {"filled"}, {"z"}, "cast_after"), "to", onnx::TensorProto::FLOAT);
   Error e = import_error(b);
   CHECK(e.code() == ExitCode::unsupported);
   const std::string message = e.what();
   CHECK(message.find("2 nodes cannot be imported") != std::string::npos);
-  CHECK(message.find("node 'pool' (MaxPool): storage_order 1") != std::string::npos);
-  CHECK(message.find("node 'runtime_shape' (ConstantOfShape): mt evaluates it only on constants") != std::string::npos);
+  CHECK(message.find("node 'pool' (Resize): mode 'area'") != std::string::npos);
+  CHECK(message.find("node 'runtime_shape' (ConstantOfShape): input 'dims' (shape) must be known at conversion, but it "
+                     "is computed at run time from graph input 'dims'") != std::string::npos);
+  CHECK(message.find("give the value of dims at conversion with --input-value dims=FILE.npy") != std::string::npos);
   CHECK(message.find("after_pool") == std::string::npos);
   CHECK(message.find("cast_after") == std::string::npos);
 }

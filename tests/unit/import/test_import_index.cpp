@@ -99,7 +99,7 @@ TEST_CASE("Trilu keeps k a run-time operand; Tile needs constant repeats") {
   tile.node("Tile", {"x", "r"}, {"y"}, "t");
   const Error e = import_error(tile);
   CHECK(e.code() == ExitCode::unsupported);
-  CHECK(std::string(e.what()).find("input 'r' (repeats) must be constant") != std::string::npos);
+  CHECK(std::string(e.what()).find("input 'r' (repeats) must be known at conversion") != std::string::npos);
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ TEST_CASE("Upsample (opset 9) and Resize-10: asymmetric coordinates, nearest rou
 
 TEST_CASE("Resize-11 with scales: sizes computed, scales kept, attributes carried") {
   OnnxBuilder b(11);
-  b.input("x", {1, 2, 3, 5}).output("y");
+  b.input("x", {1, 2, 3, 4}).output("y");
   b.init("roi", {0}, {});
   b.init("scales", {4}, {1, 1, 2, 1.5f});
   auto& r = b.node("Resize", {"x", "roi", "scales"}, {"y"});
@@ -56,13 +56,24 @@ TEST_CASE("Resize-11 with scales: sizes computed, scales kept, attributes carrie
   attr_int(r, "exclude_outside", 1);
   Graph g = b.import();
   const Node& n = g.nodes[0];
-  CHECK(attr<Ints>(n, "sizes") == Ints{1, 2, 6, 7});
+  CHECK(attr<Ints>(n, "sizes") == Ints{1, 2, 6, 6});
   CHECK(attr<Floats>(n, "scales") == Floats{1, 1, 2, 1.5});
   CHECK(attr<std::string>(n, "mode") == "cubic");
   CHECK(attr<std::string>(n, "coordinate_transformation_mode") == "align_corners");
   CHECK(attr<double>(n, "cubic_coeff_a") == -0.5);
   CHECK(attr<int64_t>(n, "exclude_outside") == 1);
-  CHECK(g.tensor("y").shape == Shape{1, 2, 6, 7});
+  CHECK(g.tensor("y").shape == Shape{1, 2, 6, 6});
+
+  // 5 x 1.5 = 7.5: ONNX's align_corners would divide by 6.5, PyTorch's (and mt's resize) by 6.
+  OnnxBuilder fractional(11);
+  fractional.input("x", {1, 2, 3, 5}).output("y");
+  fractional.init("roi", {0}, {});
+  fractional.init("scales", {4}, {1, 1, 2, 1.5f});
+  attr_string(fractional.node("Resize", {"x", "roi", "scales"}, {"y"}, "r"), "coordinate_transformation_mode",
+              "align_corners");
+  const Error e = import_error(fractional);
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()).find("align_corners with scale 1.5 on axis 3 of length 5") != std::string::npos);
 }
 
 TEST_CASE("Resize-13 with sizes: no scales attribute; defaults half_pixel and round_prefer_floor") {
