@@ -1,9 +1,15 @@
 #version 450
-// Element-wise binary ops with numpy broadcasting and a fused clamp.
+// Element-wise binary ops with numpy broadcasting and a fused clamp, also add and mul of int8
+// operands (lib/ops/eval/quantized*.cpp's arithmetic; int8 values stored as floats, int8.glsl),
+// whose act_min / act_max are the int8 bounds: rounding then clamping to integer bounds equals
+// the reference's clamping then rounding.
 // spec 3: OP, spec 4: MODE (0: one invocation per output texel, operands stored with the output's
 // rank and packed axis; 1: one invocation per element, any operand ranks).
-// params: count, act_min, act_max, view Y, view A, view B (A and B aligned to Y's rank).
+// params: count, act_min, act_max, view Y, view A, view B (A and B aligned to Y's rank); int8 ops
+// also A zero point, B zero point, A multiplier (add: sa / sy; mul: sa sb / sy), B multiplier
+// (add: sb / sy), Y zero point.
 #include "common.glsl"
+#include "int8.glsl"
 
 layout(constant_id = 3) const int OP = 0;
 layout(constant_id = 4) const int MODE = 0;
@@ -16,7 +22,7 @@ layout(std430, binding = 3) writeonly buffer Y { SVEC4 y[]; };
 #define MT_BINARY_OP(op, CODE, value) const int CODE = value;
 #include "op_codes.h"
 
-const int VY = 3, VA = VY + VIEW_WORDS, VB = VA + VIEW_WORDS;
+const int VY = 3, VA = VY + VIEW_WORDS, VB = VA + VIEW_WORDS, Q = VB + VIEW_WORDS;
 
 // std::pow's answers where GLSL's pow is undefined (negative bases, zero).
 float pow1(float x, float e) {
@@ -28,6 +34,14 @@ float pow1(float x, float e) {
 }
 
 vec4 apply(vec4 x, vec4 z) {
+  if (OP == ADD_INT8) {  // round_half_even(sa / sy (a - za) + sb / sy (b - zb)) + zy, in fp32
+    precise vec4 v = pf(Q + 2) * (x - float(p[Q])) + pf(Q + 3) * (z - float(p[Q + 1]));
+    return roundEven(v) + float(p[Q + 4]);
+  }
+  if (OP == MUL_INT8) {  // the exact product requantized
+    precise vec4 v = (x - float(p[Q])) * (z - float(p[Q + 1])) * pf(Q + 2);
+    return roundEven(v) + float(p[Q + 4]);
+  }
   if (OP == ADD) return vec4(AVEC4(x) + AVEC4(z));
   if (OP == SUB) return vec4(AVEC4(x) - AVEC4(z));
   if (OP == MUL) return vec4(AVEC4(x) * AVEC4(z));

@@ -34,6 +34,8 @@ MT_UNARY_OP(floor, FLOOR, 17)
 MT_UNARY_OP(ceil, CEIL, 18)
 MT_UNARY_OP(erf, ERF, 19)
 MT_UNARY_OP(softplus, SOFTPLUS, 20)
+MT_UNARY_OP(quantize, QUANTIZE, 21)      // float32 -> int8 values: alpha scale, beta zero point
+MT_UNARY_OP(dequantize, DEQUANTIZE, 22)  // int8 values -> float32: alpha scale, beta zero point
 
 MT_BINARY_OP(add, ADD, 0)
 MT_BINARY_OP(sub, SUB, 1)
@@ -43,6 +45,8 @@ MT_BINARY_OP(pow, POW, 4)
 MT_BINARY_OP(max, MAX, 5)
 MT_BINARY_OP(min, MIN, 6)
 MT_BINARY_OP(prelu, PRELU, 7)
+MT_BINARY_OP(add_int8, ADD_INT8, 8)  // add of int8 operands (binary.comp's int8 parameters)
+MT_BINARY_OP(mul_int8, MUL_INT8, 9)  // mul of int8 operands
 
 #undef MT_UNARY_OP
 #undef MT_BINARY_OP

@@ -1,5 +1,6 @@
 #version 450
-// Element-wise activations, one invocation per texel; padding lanes stay zero.
+// Element-wise activations, and quantize / dequantize (int8 tensors are stored as floats holding
+// their integer values: int8.glsl), one invocation per texel; padding lanes stay zero.
 // spec 3: OP, a code of op_codes.h. params: texels, texel stride of the packed axis,
 // blocks of the packed axis, its length, alpha, beta.
 #include "common.glsl"
@@ -42,6 +43,11 @@ void main() {
   else if (OP == CEIL) r = ceil(v);
   else if (OP == ERF) r = erf4(v);
   else if (OP == SOFTPLUS) r = max(v, 0.0) + log(1.0 + exp(-abs(v)));
+  else if (OP == QUANTIZE) {  // quantize_value of lib/ops/int8_arithmetic.h: NaN becomes the zero point
+    vec4 q = v / alpha;
+    q = mix(q, vec4(0.0), isnan(q));
+    r = roundEven(clamp(q, -128.0 - beta, 127.0 - beta)) + beta;
+  } else if (OP == DEQUANTIZE) r = alpha * (v - beta);
   else r = v;
   int block = (t / p[1]) % p[2];
   int valid = p[3] - block * 4;

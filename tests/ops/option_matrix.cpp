@@ -28,7 +28,7 @@ const std::map<std::string, double, std::less<>> kFp16Tolerance = {
     {"resize", kArithmetic},  {"pad", kCopy},              {"reshape", kCopy},        {"flatten", kCopy},
     {"squeeze", kCopy},       {"unsqueeze", kCopy},        {"identity", kCopy},       {"transpose", kCopy},
     {"concat", kCopy},        {"split", kCopy},            {"slice", kCopy},          {"expand", kCopy},
-    {"gather", kCopy},
+    {"gather", kCopy},        {"quantize", kCopy},         {"dequantize", kArithmetic},
 };
 
 PlanOptions cpu_options(int threads, bool own_kernels = true, bool winograd = true) {
@@ -40,9 +40,10 @@ PlanOptions cpu_options(int threads, bool own_kernels = true, bool winograd = tr
   return options;
 }
 
-PlanOptions vulkan_options(const std::string& precision) {
+PlanOptions vulkan_options(const std::string& precision, bool int8_dot = true) {
   PlanOptions options;
   options.precision = precision;
+  options.vulkan_int8_dot = int8_dot;
   return options;
 }
 
@@ -62,6 +63,8 @@ const std::set<std::string, std::less<>> kWinogradOps = {"conv2d"};
 // mt-prepack reorders conv weights for cpu (OHWI), and conv and linear weights for vulkan.
 const std::set<std::string, std::less<>> kCpuPrepackedOps = {"conv2d", "conv_transpose2d"};
 const std::set<std::string, std::less<>> kVulkanPrepackedOps = {"conv2d", "conv_transpose2d", "linear"};
+// int8 conv2d and linear sum on int8 dot products where the device has them (lavapipe has), else in fp32.
+const std::set<std::string, std::less<>> kVulkanInt8DotOps = {"conv2d", "linear"};
 
 }  // namespace
 
@@ -88,6 +91,8 @@ const std::vector<Variant>& option_matrix() {
        .ops = kCpuPrepackedOps},
       {.name = "vulkan", .backend = "vulkan", .options = vulkan_options("fp32")},
       {.name = "vulkan fp16", .backend = "vulkan", .options = vulkan_options("fp16"), .tolerances = &kFp16Tolerance},
+      {.name = "vulkan, no int8 dot products", .backend = "vulkan", .options = vulkan_options("fp32", false),
+       .ops = kVulkanInt8DotOps, .int8_cases_only = true},
       // One prepacked variant on lavapipe, the slowest device: fp16 packing both reorders the weights
       // and converts them (tests/integration/vulkan_prepack.sh runs real models packed in both).
       {.name = "vulkan fp16, prepacked", .backend = "vulkan", .options = vulkan_options("fp16"),

@@ -1,11 +1,13 @@
-// Element-wise ops: activations (shaders/unary.comp), binary arithmetic with broadcasting and
-// prelu (binary.comp), and unfused batch_norm as a per-channel affine map (channel_affine.comp).
+// Element-wise ops: activations and quantize / dequantize (shaders/unary.comp), binary arithmetic
+// with broadcasting and prelu (binary.comp, also int8 add and mul), and unfused batch_norm as a
+// per-channel affine map (channel_affine.comp).
 #include <cmath>
 #include <limits>
 #include <map>
 
 #include "kernels/vulkan/ops/ops.h"
 #include "kernels/vulkan/plan/weight_layout.h"
+#include "lib/ops/int8_arithmetic.h"
 #include "lib/ops/registry.h"
 
 namespace mt::vulkan {
@@ -23,7 +25,9 @@ const std::map<std::string_view, uint32_t> kBinaryOps = {
 
 }  // namespace
 
-std::optional<std::string> check_unary(const Graph&, const Node& node) {
+std::optional<std::string> check_unary(const Graph& graph, const Node& node) {
+  if (node.op == "quantize") return check_int8_activation(graph, node.outputs.at(0));
+  if (node.op == "dequantize") return check_int8_activation(graph, node.inputs.at(0));
   if (node.op == "gelu") {
     const std::string& approximate = attr_string(node, "approximate");
     if (approximate != "none" && approximate != "tanh") return fmt::format("gelu approximate \"{}\" not supported", approximate);
@@ -43,6 +47,18 @@ void plan_unary(NodeContext& ctx) {
     if (node.op == "hardsigmoid") beta = attr_float(node, "beta");
   } else if (node.op == "gelu" && attr_string(node, "approximate") == "tanh") {
     op = kUnaryOps.at("gelu_tanh");
+  } else if (node.op == "quantize" || node.op == "dequantize") {
+    const Int8Params q = int8_params(node.op == "quantize" ? ctx.output_info(0) : ctx.input_info(0));
+    alpha = q.scale;
+    beta = q.zero_point;
+  }
+  if (const int staging = ctx.graph_input_staging(0); node.op == "quantize" && staging >= 0) {
+    // A graph input quantized as it is packed, from its float32 values (not rounded to fp16 first).
+    const Tensor y = ctx.output(0);
+    ctx.dispatch("pack", {64, 1, 1}, {2}, {NodeContext::read(staging), NodeContext::write(y)},
+                 Params().i(y.layout.texels).view(y.view()).f(alpha).i(static_cast<int64_t>(beta)),
+                 linear_groups(y.layout.texels));
+    return;
   }
   const Tensor& x = ctx.input(0);
   const Tensor y = ctx.output(0);
@@ -67,7 +83,7 @@ void plan_binary(NodeContext& ctx) {
       shape.insert(shape.begin(), static_cast<size_t>(out.rank) - shape.size(), 1);
       Tensor t;
       t.layout = packed_layout(shape);
-      t.buffer = ctx.weights(pack_tensor(ctx.constant(i), shape));
+      t.buffer = ctx.weights(pack_tensor(ctx.constant_values(i).data(), shape));
       return t;
     }
     return ctx.input(i);
@@ -75,12 +91,25 @@ void plan_binary(NodeContext& ctx) {
   const Tensor a = operand(0), b = operand(1);
   const View va = aligned(a.view(), out.rank), vb = aligned(b.view(), out.rank);
   const bool texels = va.packed == out.packed && vb.packed == out.packed;
+  const bool int8 = is_int8_node(ctx.graph(), node);
   double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
   if (node.op == "add") std::tie(lo, hi) = activation_bounds(node);
+  Params params;
+  if (int8) {  // int8 clamp bounds, and binary.comp's int8 parameters after the views
+    const Int8Params qa = int8_params(ctx.input_info(0)), qb = int8_params(ctx.input_info(1)),
+                     qy = int8_params(ctx.output_info(0));
+    std::tie(lo, hi) = std::pair{-128.0, 127.0};
+    if (node.op == "add")
+      std::tie(lo, hi) =
+          int8_clamp_bounds(attr_float(node, "act_min"), attr_float(node, "act_max"), qy.scale, qy.zero_point);
+    const float a_multiplier = node.op == "mul" ? qa.scale * qb.scale / qy.scale : qa.scale / qy.scale;
+    params.i(qa.zero_point).i(qb.zero_point).f(a_multiplier).f(qb.scale / qy.scale).i(qy.zero_point);
+  }
   const int64_t count = texels ? y.layout.texels : numel(y.layout.dims);
-  ctx.dispatch("binary", {64, 1, 1}, {kBinaryOps.at(node.op), texels ? 0u : 1u},
+  const uint32_t code = kBinaryOps.at(int8 ? node.op + "_int8" : node.op);
+  ctx.dispatch("binary", {64, 1, 1}, {code, texels ? 0u : 1u},
                {NodeContext::read(a), NodeContext::read(b), NodeContext::write(y)},
-               Params().i(count).f(lo).f(hi).view(out).view(va).view(vb), linear_groups(count));
+               Params().i(count).f(lo).f(hi).view(out).view(va).view(vb).append(params), linear_groups(count));
 }
 
 std::optional<std::string> check_batch_norm(const Graph& graph, const Node& node) {

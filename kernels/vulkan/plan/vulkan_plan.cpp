@@ -57,7 +57,7 @@ VulkanPlan::VulkanPlan(const Graph& graph, const PlanOptions& options, std::shar
   for (const auto& [name, tensor] : graph.tensors)
     if (tensor.is_constant()) stats_.weight_bytes += tensor.data.size();
 
-  PlanBuilder builder(graph, fp16, &info);
+  PlanBuilder builder(graph, fp16, options.vulkan_int8_dot && info.int8_dot_product, &info);
   builder.build();
   try {
     place(builder);

@@ -68,6 +68,15 @@ Context::Context(const DeviceInfo& info) : info_(info) {
     storage16.pNext = &float16;
     if (info_.api_version < VK_API_VERSION_1_2) extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   }
+  // int8 dot products likewise, for the int8 conv and linear shaders' *_dot variants.
+  VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+  if (info_.int8_dot_product) {
+    dot.shaderIntegerDotProduct = VK_TRUE;
+    dot.pNext = features.pNext;
+    features.pNext = &dot;
+    extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  }
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.pNext = &features;
   device_info.queueCreateInfoCount = 1;
@@ -94,8 +103,9 @@ Context::Context(const DeviceInfo& info) : info_(info) {
     destroy();
     throw;
   }
-  spdlog::info("vulkan: device {}: {} ({}, driver {}), fp16 {}", info_.index, info_.name, info_.type,
-               info_.driver_name.empty() ? "unknown" : info_.driver_name, info_.supports_fp16() ? "yes" : "no");
+  spdlog::info("vulkan: device {}: {} ({}, driver {}), fp16 {}, int8 dot product {}", info_.index, info_.name,
+               info_.type, info_.driver_name.empty() ? "unknown" : info_.driver_name,
+               info_.supports_fp16() ? "yes" : "no", info_.int8_dot_product ? "yes" : "no");
 }
 
 Context::~Context() { destroy(); }

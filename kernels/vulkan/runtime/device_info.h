@@ -44,6 +44,13 @@ struct DeviceInfo {
   bool int8_arithmetic = false;  // shaderInt8
   bool float16_int8_extension = false;  // VK_KHR_shader_float16_int8 (needed below Vulkan 1.2)
   bool storage_8bit_extension = false;  // VK_KHR_8bit_storage
+  // int8 dot products in shaders (VK_KHR_shader_integer_dot_product; core in Vulkan 1.3, but mt's
+  // instance asks for 1.2, so it always enables the extension): the feature, the extension, and
+  // whether the device says the packed signed 4x8 form runs faster than the equivalent multiplies
+  // and adds (it may emulate them).
+  bool int8_dot_product = false;
+  bool int8_dot_product_extension = false;
+  bool int8_dot_product_accelerated = false;
 
   // fp16 plans need both 16-bit storage buffers and fp16 arithmetic in shaders.
   bool supports_fp16() const { return fp16_storage && fp16_arithmetic; }
