@@ -14,8 +14,8 @@
 layout(constant_id = 3) const int OP = 0;
 layout(constant_id = 4) const int MODE = 0;
 
-layout(std430, binding = 1) readonly buffer A { SVEC4 a[]; };
-layout(std430, binding = 2) readonly buffer B { SVEC4 b[]; };
+TEXELS_IN(1, A);
+TEXELS_IN(2, B);
 layout(std430, binding = 3) writeonly buffer Y { SVEC4 y[]; };
 
 // The codes OP takes (op_codes.h, shared with the planner).
@@ -74,15 +74,16 @@ void main() {
       rest /= extent;
     }
     int ta = operand_texel(VA, c), tb = operand_texel(VB, c);
-    vec4 x = v_dim(VA, packed) == 1 ? vec4(float(a[ta].x)) : vec4(a[ta]);
-    vec4 z = v_dim(VB, packed) == 1 ? vec4(float(b[tb].x)) : vec4(b[tb]);
+    vec4 x = texelFetch(A, ta), z = texelFetch(B, tb);
+    if (v_dim(VA, packed) == 1) x = x.xxxx;
+    if (v_dim(VB, packed) == 1) z = z.xxxx;
     vec4 r = min(max(apply(x, z), vec4(lo)), vec4(hi));
     int valid = v_dim(VY, packed) - c[packed] * 4;
     for (int l = valid; l < 4; ++l) r[l] = 0.0;
     y[i] = SVEC4(r);
   } else {
     v_coords(VY, i, c);
-    float x = LOAD(a, v_offset(VA, c)), z = LOAD(b, v_offset(VB, c));
+    float x = FETCH(A, v_offset(VA, c)), z = FETCH(B, v_offset(VB, c));
     float r = min(max(apply(vec4(x), vec4(z)).x, lo), hi);
     STORE_PADDED(y, v_offset(VY, c), r, v_pad_after(VY, c));
   }

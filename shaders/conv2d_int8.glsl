@@ -22,9 +22,9 @@ layout(constant_id = 8) const int DW = 1;
 layout(constant_id = 9) const int TILE = 4;
 layout(constant_id = 10) const int OBS = 1;
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
-layout(std430, binding = 3) readonly buffer Wt { int w[]; };
+INTS_IN(3, Wt);  // a 4x4 block of int8 weights per ivec4 texel
 layout(std430, binding = 4) readonly buffer Bias { ivec4 bias[]; };
 layout(std430, binding = 5) readonly buffer Multipliers { vec4 multiplier[]; };
 layout(std430, binding = 6) readonly buffer Ranges { int ranges[]; };
@@ -51,6 +51,8 @@ void main() {
 #endif
   // Every block of the invocation reads the input blocks of the first (OBS > 1 only for group 1).
   int ib_begin = ranges[3 * ob0 + 1], ib_end = ranges[3 * ob0 + 2];
+  int wbase[OBS];  // each block's first 4x4 block of weights
+  for (int b = 0; b < OBS; ++b) wbase[b] = b < blocks ? ranges[3 * (ob0 + b)] : 0;
   int iy0 = oy * SH - p[7], ix0 = ox0 * SW - p[8];
   for (int ib = ib_begin; ib < ib_end; ++ib) {
     int plane = (n * ICB + ib) * H;
@@ -63,25 +65,24 @@ void main() {
         uint v[TILE];
         for (int t = 0; t < TILE; ++t) {
           int ix = ix0 + t * SW + kx * DW;
-          v[t] = row_inside && ix >= 0 && ix < W ? pack_int8(vec4(x[row + ix])) : padding;
+          v[t] = row_inside && ix >= 0 && ix < W ? pack_int8(texelFetch(X, row + ix)) : padding;
         }
 #else
         vec4 v[TILE];
         for (int t = 0; t < TILE; ++t) {
           int ix = ix0 + t * SW + kx * DW;
-          v[t] = row_inside && ix >= 0 && ix < W ? vec4(x[row + ix]) : vec4(x_zero);
+          v[t] = row_inside && ix >= 0 && ix < W ? texelFetch(X, row + ix) : vec4(x_zero);
         }
 #endif
         for (int b = 0; b < OBS; ++b) {
           if (b >= blocks) break;
-          int wi = (ranges[3 * (ob0 + b)] + ((ib - ib_begin) * KH + ky) * KW + kx) * 4;
+          ivec4 wq = texelFetch(Wt, wbase[b] + ((ib - ib_begin) * KH + ky) * KW + kx);
 #ifdef MT_INT8_DOT
-          uint w0 = uint(w[wi]), w1 = uint(w[wi + 1]), w2 = uint(w[wi + 2]), w3 = uint(w[wi + 3]);
+          uint w0 = uint(wq.x), w1 = uint(wq.y), w2 = uint(wq.z), w3 = uint(wq.w);
           for (int t = 0; t < TILE; ++t)
             acc[b * TILE + t] += ivec4(dot4x8(v[t], w0), dot4x8(v[t], w1), dot4x8(v[t], w2), dot4x8(v[t], w3));
 #else
-          vec4 w0 = unpack_int8(w[wi]), w1 = unpack_int8(w[wi + 1]), w2 = unpack_int8(w[wi + 2]),
-               w3 = unpack_int8(w[wi + 3]);
+          vec4 w0 = unpack_int8(wq.x), w1 = unpack_int8(wq.y), w2 = unpack_int8(wq.z), w3 = unpack_int8(wq.w);
           for (int t = 0; t < TILE; ++t)
             sum[b * TILE + t] += vec4(dot(v[t], w0), dot(v[t], w1), dot(v[t], w2), dot(v[t], w3));
 #endif

@@ -19,16 +19,19 @@ layout(constant_id = 7) const int DH = 1;
 layout(constant_id = 8) const int DW = 1;
 layout(constant_id = 9) const int TILE = 4;
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
-layout(std430, binding = 3) readonly buffer Wt { int w[]; };
+INTS_IN(3, Wt);  // one word of 4 channels' int8 weights per texel
 layout(std430, binding = 4) readonly buffer Bias { ivec4 bias[]; };
 layout(std430, binding = 5) readonly buffer Multipliers { vec4 multiplier[]; };
 
 void main() {
   int CB = p[1], H = p[2], W = p[3], OH = p[4], OW = p[5];
-  int ox0 = int(gl_GlobalInvocationID.x) * TILE, oy = int(gl_GlobalInvocationID.y), z = int(gl_GlobalInvocationID.z);
-  if (ox0 >= OW || oy >= OH || z >= p[0] * CB) return;
+  // One invocation per (image and channel block, output row, tile of the row), in that order: a flat
+  // grid keeps every lane busy whatever the layer's shape (7x7 ones too).
+  int tiles = (OW + TILE - 1) / TILE, i = global_index();
+  if (i >= tiles * OH * p[0] * CB) return;
+  int ox0 = (i % tiles) * TILE, oy = (i / tiles) % OH, z = i / (tiles * OH);
   int cb = z % CB;
   float x_zero = float(p[9]);
   ivec4 acc[TILE];
@@ -41,11 +44,11 @@ void main() {
     vec4 sum[TILE];
     for (int t = 0; t < TILE; ++t) sum[t] = vec4(0.0);
     for (int kx = 0; kx < KW; ++kx) {
-      vec4 wv = unpack_int8(w[(cb * KH + ky) * KW + kx]);
+      vec4 wv = unpack_int8(texelFetch(Wt, (cb * KH + ky) * KW + kx).x);
       for (int t = 0; t < TILE; ++t) {
         int ix = ix0 + t * SW + kx * DW;
         if (ix < 0 || ix >= W) continue;
-        sum[t] += wv * (vec4(x[row + ix]) - x_zero);
+        sum[t] += wv * (texelFetch(X, row + ix) - x_zero);
       }
     }
     for (int t = 0; t < TILE; ++t) acc[t] += ivec4(sum[t]);

@@ -10,7 +10,7 @@
 
 layout(constant_id = 3) const int OP = 0;
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
 
 shared vec4 partial[gl_WorkGroupSize.x];
@@ -26,7 +26,7 @@ void main() {
   int local_size = int(gl_WorkGroupSize.x);
   vec4 acc = OP == 1 ? vec4(-1.0 / 0.0) : vec4(0.0);
   float x_zero = OP == 2 ? float(p[2]) : 0.0;
-  for (int s = lid; s < size; s += local_size) acc = combine(acc, vec4(x[plane * size + s]) - x_zero);
+  for (int s = lid; s < size; s += local_size) acc = combine(acc, texelFetch(X, plane * size + s) - x_zero);
   partial[lid] = acc;
   barrier();
   for (int half_size = local_size / 2; half_size > 0; half_size /= 2) {

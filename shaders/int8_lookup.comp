@@ -5,14 +5,14 @@
 // params: texels, texel stride of the packed axis, blocks of the packed axis, its length.
 #include "common.glsl"
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
 layout(std430, binding = 3) readonly buffer Table { int table[]; };
 
 void main() {
   int t = global_index();
   if (t >= p[0]) return;
-  ivec4 q = ivec4(vec4(x[t])) + 128;
+  ivec4 q = ivec4(texelFetch(X, t)) + 128;
   vec4 r = vec4(table[q.x], table[q.y], table[q.z], table[q.w]);
   int block = (t / p[1]) % p[2];
   int valid = p[3] - block * 4;

@@ -14,9 +14,9 @@
 
 layout(constant_id = 3) const int SPLIT = 64;
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
-layout(std430, binding = 3) readonly buffer Wt { int w[]; };
+INTS_IN(3, Wt);  // a 4x4 block of int8 weights per ivec4 texel
 layout(std430, binding = 4) readonly buffer Bias { ivec4 bias[]; };
 layout(std430, binding = 5) readonly buffer Multipliers { vec4 multiplier[]; };
 
@@ -42,18 +42,18 @@ void main() {
   for (int kb = part; in_range && kb < KB; kb += SPLIT) {
     vec4 v = vec4(x_zero);  // k past K: any value meets zero weights
     if (p[4] != 0) {
-      v = vec4(x[(xbase >> 2) + kb]);
+      v = texelFetch(X, (xbase >> 2) + kb);
     } else {
-      for (int l = 0; l < 4 && 4 * kb + l < K; ++l) v[l] = LOAD(x, xbase + (4 * kb + l) * xstep);
+      for (int l = 0; l < 4 && 4 * kb + l < K; ++l) v[l] = FETCH(X, xbase + (4 * kb + l) * xstep);
     }
-    int wi = (nb * KB + kb) * 4;
+    ivec4 wq = texelFetch(Wt, nb * KB + kb);
 #ifdef MT_INT8_DOT
     uint packed = pack_int8(v);
-    acc += ivec4(dot4x8(packed, uint(w[wi])), dot4x8(packed, uint(w[wi + 1])), dot4x8(packed, uint(w[wi + 2])),
-                 dot4x8(packed, uint(w[wi + 3])));
+    acc += ivec4(dot4x8(packed, uint(wq.x)), dot4x8(packed, uint(wq.y)), dot4x8(packed, uint(wq.z)),
+                 dot4x8(packed, uint(wq.w)));
 #else
-    sum += vec4(dot(v, unpack_int8(w[wi])), dot(v, unpack_int8(w[wi + 1])), dot(v, unpack_int8(w[wi + 2])),
-                dot(v, unpack_int8(w[wi + 3])));
+    sum += vec4(dot(v, unpack_int8(wq.x)), dot(v, unpack_int8(wq.y)), dot(v, unpack_int8(wq.z)),
+                dot(v, unpack_int8(wq.w)));
     if (++since_flush == 256) {
       acc += ivec4(sum);
       sum = vec4(0.0);

@@ -20,7 +20,7 @@ layout(constant_id = 7) const int SW = 1;
 layout(constant_id = 8) const int DH = 1;
 layout(constant_id = 9) const int DW = 1;
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
 
 void main() {
@@ -38,7 +38,7 @@ void main() {
       for (int kx = 0; kx < KW; ++kx) {
         int ix = left + kx * DW;
         if (ix < 0 || ix >= W) continue;
-        vec4 v = vec4(x[(plane * H + iy) * W + ix]);
+        vec4 v = texelFetch(X, (plane * H + iy) * W + ix);
         r = mix(r, v, bvec4(uvec4(greaterThan(v, r)) | uvec4(isnan(v))));
       }
     }
@@ -54,7 +54,7 @@ void main() {
       for (int kx = 0; kx < KW; ++kx) {
         int ix = left + kx;
         if (ix < 0 || ix >= W) continue;
-        sum += vec4(x[(plane * H + iy) * W + ix]) - (OP == 3 ? x_zero : 0.0);
+        sum += texelFetch(X, (plane * H + iy) * W + ix) - (OP == 3 ? x_zero : 0.0);
       }
     }
     for (int kx = 0; kx < KW; ++kx) {

@@ -8,7 +8,7 @@
 
 layout(constant_id = 3) const int OP = 0;
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
 
 // The codes OP takes (op_codes.h, shared with the planner).
@@ -19,8 +19,8 @@ void main() {
   int t = global_index();
   if (t >= p[0]) return;
   float alpha = pf(4), beta = pf(5);
-  AVEC4 a = AVEC4(x[t]);  // cheap ops in the storage precision
-  vec4 v = vec4(x[t]);    // the others in fp32
+  vec4 v = texelFetch(X, t);  // fp32 for most ops
+  AVEC4 a = AVEC4(v);         // cheap ops in the storage precision (exact: v holds a stored value)
   vec4 r;
   if (OP == RELU) r = vec4(max(a, AVEC4(0)));
   else if (OP == CLAMP) r = vec4(clamp_nan(v, alpha, beta));

@@ -64,7 +64,7 @@ void plan_unary(NodeContext& ctx) {
   const Tensor y = ctx.output(0);
   const PackedLayout& layout = y.layout;
   const auto p = static_cast<size_t>(layout.packed_axis);
-  ctx.dispatch("unary", {64, 1, 1}, {op}, {NodeContext::read(x), NodeContext::write(y)},
+  ctx.dispatch("unary", {64, 1, 1}, {op}, {NodeContext::fetch(x), NodeContext::write(y)},
                Params().i(layout.texels).i(layout.strides[p]).i(layout.blocks()).i(layout.dims[p]).f(alpha).f(beta),
                linear_groups(layout.texels));
 }
@@ -108,7 +108,7 @@ void plan_binary(NodeContext& ctx) {
   const int64_t count = texels ? y.layout.texels : numel(y.layout.dims);
   const uint32_t code = kBinaryOps.at(int8 ? node.op + "_int8" : node.op);
   ctx.dispatch("binary", {64, 1, 1}, {code, texels ? 0u : 1u},
-               {NodeContext::read(a), NodeContext::read(b), NodeContext::write(y)},
+               {NodeContext::fetch(a), NodeContext::fetch(b), NodeContext::write(y)},
                Params().i(count).f(lo).f(hi).view(out).view(va).view(vb).append(params), linear_groups(count));
 }
 

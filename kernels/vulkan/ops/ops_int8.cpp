@@ -155,8 +155,8 @@ void plan_conv2d_int8(NodeContext& ctx) {
     const int weights = ctx.prepacked(1) ? ctx.prepacked_weights(1)
                                          : ctx.weights_int8(pack_depthwise_weights_int8(
                                                ctx.constant_int8(1), c, window.kernel[0], window.kernel[1]));
-    ctx.dispatch("depthwise_int8", {8, 8, 1}, spec,
-                 {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights),
+    ctx.dispatch("depthwise_int8", {64, 1, 1}, spec,
+                 {NodeContext::fetch(x), NodeContext::write(y), NodeContext::fetch_int1(weights),
                   NodeContext::read(int8_bias(ctx, m, nullptr)), NodeContext::read(scale)},
                  Params()
                      .i(n)
@@ -172,7 +172,7 @@ void plan_conv2d_int8(NodeContext& ctx) {
                      .i(yq.zero_point)
                      .i(lo)
                      .i(hi),
-                 {ceil_div(ceil_div(ow, kTile), 8), ceil_div(oh, 8), u32(n * in_blocks)});
+                 linear_groups(ceil_div(ow, kTile) * oh * n * in_blocks));
     return;
   }
   const int64_t kh = window.kernel[0], kw = window.kernel[1];
@@ -185,7 +185,7 @@ void plan_conv2d_int8(NodeContext& ctx) {
   const ConvGrid grid = conv_grid(ceil_div(ow, kTile) * oh, n, out_blocks, group == 1);
   spec.push_back(grid.blocks_per_invocation);
   ctx.dispatch(ctx.int8_dot() ? "conv2d_int8_dot" : "conv2d_int8", grid.local, spec,
-               {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights),
+               {NodeContext::fetch(x), NodeContext::write(y), NodeContext::fetch_int4(weights),
                 NodeContext::read(int8_bias(ctx, m, &sums)), NodeContext::read(scale),
                 NodeContext::read(ctx.weights_words(ranges))},
                Params()
@@ -229,7 +229,7 @@ void plan_linear_int8(NodeContext& ctx) {
   const bool k_packed = x.layout.dims.size() <= 2, n_packed = y.layout.dims.size() <= 2;
   const uint32_t split = linear_split(k_blocks);
   ctx.dispatch(ctx.int8_dot() ? "linear_int8_dot" : "linear_int8", {split, 64 / split, 1}, {split},
-               {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights),
+               {NodeContext::fetch(x), NodeContext::write(y), NodeContext::fetch_int4(weights),
                 NodeContext::read(int8_bias(ctx, n, &sums)), NodeContext::read(multipliers(ctx, n))},
                Params()
                    .i(rows)
@@ -276,7 +276,7 @@ void plan_lookup_int8(NodeContext& ctx) {
   const PackedLayout& layout = out.layout;
   const auto p = static_cast<size_t>(layout.packed_axis);
   ctx.dispatch("int8_lookup", {64, 1, 1}, {},
-               {NodeContext::read(in), NodeContext::write(out),
+               {NodeContext::fetch(in), NodeContext::write(out),
                 NodeContext::read(ctx.weights_words(std::vector<int32_t>(table.begin(), table.end())))},
                Params().i(layout.texels).i(layout.strides[p]).i(layout.blocks()).i(layout.dims[p]),
                linear_groups(layout.texels));

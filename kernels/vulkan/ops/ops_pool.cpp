@@ -41,7 +41,7 @@ void plan_pool2d(NodeContext& ctx) {
   ctx.dispatch("pool2d", {8, 8, 1},
                {op, u32(window.kernel[0]), u32(window.kernel[1]), u32(window.stride[0]), u32(window.stride[1]),
                 u32(window.dilation[0]), u32(window.dilation[1])},
-               {NodeContext::read(x), NodeContext::write(y)}, params,
+               {NodeContext::fetch(x), NodeContext::write(y)}, params,
                {ceil_div(ys[3], 8), ceil_div(ys[2], 8), u32(planes)});
 }
 
@@ -68,7 +68,7 @@ void plan_global_pool(NodeContext& ctx) {
         .i(xs[1]);
   }
   const uint32_t op = int8 ? 2u : ctx.node().op == "global_max_pool" ? 1u : 0u;
-  ctx.dispatch("global_pool", {64, 1, 1}, {op}, {NodeContext::read(x), NodeContext::write(y)}, params,
+  ctx.dispatch("global_pool", {64, 1, 1}, {op}, {NodeContext::fetch(x), NodeContext::write(y)}, params,
                linear_groups(planes, 1));
 }
 

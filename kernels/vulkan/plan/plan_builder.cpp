@@ -257,7 +257,10 @@ int NodeContext::weights_int8(const std::vector<int8_t>& values) {
 void NodeContext::dispatch(const std::string& shader, std::array<uint32_t, 3> local, std::vector<uint32_t> spec,
                            std::initializer_list<Binding> bindings, const Params& params, std::array<uint32_t, 3> groups) {
   Dispatch d;
-  d.key = {shader, builder_.fp16, local, std::move(spec), static_cast<uint32_t>(bindings.size() + 1)};
+  uint32_t texel_bindings = 0;
+  uint32_t b = 1;
+  for (const Binding& binding : bindings) texel_bindings |= (binding.texels != Texels::none ? 1u : 0u) << b++;
+  d.key = {shader, builder_.fp16, local, std::move(spec), static_cast<uint32_t>(bindings.size() + 1), texel_bindings};
   d.bindings.assign(bindings.begin(), bindings.end());
   d.groups = groups;
   d.node_index = index_;

@@ -44,9 +44,17 @@ struct Tensor {
   View view() const { return view_of(layout); }
 };
 
+// How a shader reads a buffer through a uniform texel buffer (texelFetch) instead of a storage
+// buffer: vec4 texels in the plan's precision, or 32-bit integers four or one to a texel. Mesa's
+// lavapipe gathers texel buffer reads across a SIMD batch in one go, where it loads storage buffers
+// invocation by invocation and component by component (several times slower); GPUs read both
+// through their caches.
+enum class Texels : uint8_t { none, floats, int4, int1 };
+
 struct Binding {
   int buffer = -1;
   bool writes = false;
+  Texels texels = Texels::none;  // reads only
 };
 
 struct Dispatch {
@@ -157,6 +165,12 @@ class NodeContext {
                 std::initializer_list<Binding> bindings, const Params& params, std::array<uint32_t, 3> groups);
 
   static Binding read(const Tensor& t) { return {t.buffer, false}; }
+  // A tensor or buffer read with texelFetch: texels in the plan's precision, or int32 words (ivec4
+  // or int texels: int8 weights, 4 to a word).
+  static Binding fetch(const Tensor& t) { return {t.buffer, false, Texels::floats}; }
+  static Binding fetch(int buffer) { return {buffer, false, Texels::floats}; }
+  static Binding fetch_int4(int buffer) { return {buffer, false, Texels::int4}; }
+  static Binding fetch_int1(int buffer) { return {buffer, false, Texels::int1}; }
   static Binding read(int buffer) { return {buffer, false}; }
   static Binding write(const Tensor& t) { return {t.buffer, true}; }
   static Binding write(int buffer) { return {buffer, true}; }

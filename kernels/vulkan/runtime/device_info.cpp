@@ -87,6 +87,8 @@ DeviceInfo query(VkPhysicalDevice physical, uint32_t index) {
   info.max_shared_memory = limits.maxComputeSharedMemorySize;
   info.max_storage_buffer_range = limits.maxStorageBufferRange;
   info.min_storage_buffer_offset_alignment = limits.minStorageBufferOffsetAlignment;
+  info.min_texel_buffer_offset_alignment = limits.minTexelBufferOffsetAlignment;
+  info.max_texel_buffer_elements = limits.maxTexelBufferElements;
   info.max_memory_allocation = maintenance3.maxMemoryAllocationSize;
 
   VkPhysicalDeviceMemoryProperties memory;

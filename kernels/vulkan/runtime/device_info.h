@@ -32,6 +32,8 @@ struct DeviceInfo {
   uint32_t max_shared_memory = 0;
   uint32_t max_storage_buffer_range = 0;
   uint64_t min_storage_buffer_offset_alignment = 0;
+  uint64_t min_texel_buffer_offset_alignment = 0;
+  uint32_t max_texel_buffer_elements = 0;
   uint64_t max_memory_allocation = 0;  // 0 when the device does not report it
   uint64_t device_local_bytes = 0;     // largest device-local heap
   float timestamp_period_ns = 0;       // 0: the compute queue has no timestamps
