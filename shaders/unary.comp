@@ -49,8 +49,9 @@ void main() {
     r = roundEven(clamp(q, -128.0 - beta, 127.0 - beta)) + beta;
   } else if (OP == DEQUANTIZE) r = alpha * (v - beta);
   else r = v;
-  int block = (t / p[1]) % p[2];
-  int valid = p[3] - block * 4;
-  for (int l = valid; l < 4; ++l) r[l] = 0.0;
+  if ((p[3] & 3) != 0) {  // padding lanes only where the packed axis is not a multiple of 4
+    int block = (t / p[1]) % p[2];
+    for (int l = p[3] - block * 4; l < 4; ++l) r[l] = 0.0;
+  }
   y[t] = SVEC4(r);
 }

@@ -82,6 +82,9 @@ void add_conv_cases(CaseTable& t) {
       // gemm_slices.h), here 96 + 24 and 256 + 44.
       {.name = "sliced output channels 3x3 s2 64->120 batch 2 fused relu", .n = 2, .c = 64, .h = 9, .w = 9, .m = 120, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .clamp = std::pair{0.0, 3.4028234663852886e+38}},
       {.name = "sliced output channels 1x1 s2 256->300 no bias", .n = 1, .c = 256, .h = 5, .w = 5, .m = 300, .kh = 1, .kw = 1, .strides = {2, 2}, .bias = false},
+      // A plane of at least 56x56 pixels: vulkan's pointwise shader takes 8 a time (ops_conv.cpp),
+      // 3249 of them, one left over.
+      {.name = "1x1 pointwise 57x57 6->10", .n = 1, .c = 6, .h = 57, .w = 57, .m = 10, .kh = 1, .kw = 1},
   };
   for (const auto& c : convs) add(t, "conv2d", c);
 

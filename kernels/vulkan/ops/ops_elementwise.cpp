@@ -106,8 +106,18 @@ void plan_binary(NodeContext& ctx) {
     params.i(qa.zero_point).i(qb.zero_point).f(a_multiplier).f(qb.scale / qy.scale).i(qy.zero_point);
   }
   const int64_t count = texels ? y.layout.texels : numel(y.layout.dims);
+  // binary.comp's A_KIND / B_KIND: how an operand's texel follows from the output's index.
+  auto kind = [&](const View& v) -> uint32_t {
+    if (v.dims == out.dims) return 1;  // same shape: same texel
+    bool channel = v.dims[static_cast<size_t>(out.packed)] == out.dims[static_cast<size_t>(out.packed)];
+    for (int a = 0; a < out.rank; ++a)
+      if (a != out.packed && v.dims[static_cast<size_t>(a)] != 1) channel = false;
+    bool leading_ones = true;  // the output's axes before the packed one are all 1 (one image)
+    for (int a = 0; a < out.packed; ++a) leading_ones = leading_ones && out.dims[static_cast<size_t>(a)] == 1;
+    return channel && leading_ones ? 2 : 0;
+  };
   const uint32_t code = kBinaryOps.at(int8 ? node.op + "_int8" : node.op);
-  ctx.dispatch("binary", {64, 1, 1}, {code, texels ? 0u : 1u},
+  ctx.dispatch("binary", {64, 1, 1}, {code, texels ? 0u : 1u, texels ? kind(va) : 0u, texels ? kind(vb) : 0u},
                {NodeContext::fetch(a), NodeContext::fetch(b), NodeContext::write(y)},
                Params().i(count).f(lo).f(hi).view(out).view(va).view(vb).append(params), linear_groups(count));
 }
