@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Times mt's Vulkan backend beside ncnn's on the zoo models, fp32 and fp16: the comparison of
-# docs/vulkan-gpu.md. ncnn is built from its own source outside the tree and converts the models with
+# Times mt's Vulkan backend beside ncnn's on the zoo models, fp32 and fp16, and mt's int8 models: the
+# comparison of docs/vulkan-gpu.md. ncnn is built from its own source outside the tree and converts the models with
 # its own tools; nothing of it enters the repository.
 #
 #   NCNN_SRC=DIR scripts/compare_vulkan.sh [--ncnn-src DIR] [--mt-bin DIR] [--device lavapipe|default]
-#       [--models a,b] [--precisions fp32,fp16] [--rounds N] [--warmup N] [--iterations N]
+#       [--models a,b] [--precisions fp32,fp16,int8] [--rounds N] [--warmup N] [--iterations N]
 #
 # Get ncnn's source with `git clone https://github.com/Tencent/ncnn` (no submodules needed: the
 # build uses Debian's glslang). Needs what scripts/install-deps.sh installs (cmake, g++, protoc +
@@ -17,7 +17,10 @@
 #      tools/onnx with protoc; scripts/ncnn_vulkan_timer.cpp compiled against the installed libncnn.
 #   2. models: scripts/export_models.py into the models directory compare_peers.py uses
 #      (${XDG_CACHE_HOME:-~/.cache}/mt-compare-peers/models); ncnn's side is
-#      scripts/onnx_for_ncnn.py | onnx2ncnn | ncnnoptimize, mt's is mt-convert | mt-fuse.
+#      scripts/onnx_for_ncnn.py | onnx2ncnn | ncnnoptimize, mt's is mt-convert | mt-fuse, and for
+#      int8 mt-quantize of that, calibrated on the model's own input (a timing, not an accuracy,
+#      comparison), run with fp16 activations. ncnn's Vulkan backend has no int8 layers (its int8
+#      models run on the CPU), so int8 rows time mt alone.
 #   3. timing, round-robin: each round runs every model and precision, ncnn then mt, each as its own
 #      process (load, first run, --warmup runs, --iterations timed runs; the median is kept). The
 #      result is the median of the rounds' medians, so a burst of other load hits one round of both.
@@ -42,7 +45,7 @@ ncnn_src=${NCNN_SRC:-}
 mt_bin=$ROOT/build/tools
 device=lavapipe
 models=resnet18,mobilenet_v2,mobilenet_v3_large,efficientnet_b0,resnet50
-precisions=fp32,fp16
+precisions=fp32,fp16,int8
 rounds=3 warmup=2 iterations=5
 
 usage() { sed -n '6,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -51,7 +54,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 count() { [[ $1 =~ ^[0-9]+$ ]] || die "$2 must be a whole number, not '$1'" 2; echo "$1"; }
 
 while [[ $# -gt 0 ]]; do
-  [[ $1 == -h || $1 == --help ]] && { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+  [[ $1 == -h || $1 == --help ]] && { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
   [[ $# -ge 2 ]] || usage
   case $1 in
     --ncnn-src) ncnn_src=$2 ;;
@@ -70,7 +73,7 @@ done
 [[ -f $ncnn_src/src/net.h && -f $ncnn_src/tools/onnx/onnx2ncnn.cpp ]] ||
   die "$ncnn_src: not an ncnn source tree (no src/net.h or tools/onnx/onnx2ncnn.cpp)" 2
 ncnn_src=$(cd "$ncnn_src" && pwd)
-for tool in mt-convert mt-fuse mt-bench; do
+for tool in mt-convert mt-fuse mt-quantize mt-bench; do
   [[ -x $mt_bin/$tool ]] || die "$mt_bin/$tool: not found (build mt, or pass --mt-bin)" 2
 done
 mt_bin=$(cd "$mt_bin" && pwd)
@@ -83,7 +86,9 @@ esac
 [[ $iterations -ge 1 && $rounds -ge 1 ]] || die "--iterations and --rounds must be at least 1" 2
 IFS=, read -r -a model_list <<<"$models"
 IFS=, read -r -a precision_list <<<"$precisions"
-for p in "${precision_list[@]}"; do [[ $p == fp32 || $p == fp16 ]] || die "unknown precision '$p'" 2; done
+for p in "${precision_list[@]}"; do [[ $p == fp32 || $p == fp16 || $p == int8 ]] || die "unknown precision '$p'" 2; done
+wants_int8=false
+for p in "${precision_list[@]}"; do [[ $p == int8 ]] && wants_int8=true; done
 
 # ---- 1. ncnn, onnx2ncnn and the timer --------------------------------------------------------------
 mkdir -p "$CACHE"
@@ -167,6 +172,12 @@ for m in "${model_list[@]}"; do
       mt_failed[$m]="conversion failed: $(tail -1 "$work/mt-convert.log")"
     fi
   fi
+  if $wants_int8 && [[ -z ${mt_failed[$m]:-} ]] &&
+     [[ ! -f $work/model_int8.mt || $work/model.mt -nt $work/model_int8.mt || $mt_bin/mt-quantize -nt $work/model_int8.mt ]]; then
+    log "$m: quantizing for mt int8"
+    "$mt_bin/mt-quantize" -q "$work/model.mt" --calibration "$src/input.npy" -o "$work/model_int8.mt" \
+      2>"$work/mt-quantize.log" || mt_failed[$m]="mt-quantize failed: $(tail -1 "$work/mt-quantize.log")"
+  fi
 done
 
 # ---- 3. timing -----------------------------------------------------------------------------------------
@@ -181,7 +192,7 @@ for ((round = 1; round <= rounds; round++)); do
     out_name=$(json 'd["output"]["name"]' <"$src/info.json")
     for p in "${precision_list[@]}"; do
       load=$(cut -d' ' -f1 /proc/loadavg)
-      if [[ -z ${ncnn_failed[$m]:-} ]]; then
+      if [[ -z ${ncnn_failed[$m]:-} && $p != int8 ]]; then
         if out=$("$timer" "$work/model.ncnn.param" "$work/model.ncnn.bin" "$src/input.npy" "$in_name" "$out_name" "$p" \
                  "$warmup" "$iterations" "$src/expected.npy" 2>"$work/ncnn-run.log"); then
           printf '%s\t%s\t%s\tncnn\t%s\t%s\t%s\t%s\t%s\n' "$round" "$m" "$p" "$(json 'd["median_ms"]' <<<"$out")" \
@@ -193,7 +204,9 @@ for ((round = 1; round <= rounds; round++)); do
         fi
       fi
       if [[ -z ${mt_failed[$m]:-} ]]; then
-        if out=$("$mt_bin/mt-bench" "$work/model.mt" -d vulkan --precision "$p" -w "$warmup" -n "$iterations" \
+        mt_model=$work/model.mt mt_precision=$p
+        [[ $p == int8 ]] && mt_model=$work/model_int8.mt mt_precision=fp16
+        if out=$("$mt_bin/mt-bench" "$mt_model" -d vulkan --precision "$mt_precision" -w "$warmup" -n "$iterations" \
                  -i "$in_name=$src/input.npy" -f json -q 2>"$work/mt-run.log"); then
           printf '%s\t%s\t%s\tmt\t%s\t%s\t\t\t%s\n' "$round" "$m" "$p" "$(json 'd["timing"]["latency_ms"]["median"]' <<<"$out")" \
             "$(json 'd["setup"]["gpu_name"]' <<<"$out")" "$load" >>"$results"

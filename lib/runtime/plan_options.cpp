@@ -25,7 +25,8 @@ PlanOptions PlanOptions::from_environment() {
   options.winograd = switch_from_environment("MT_CPU_WINOGRAD", options.winograd);
   options.packed_gemm = switch_from_environment("MT_CPU_AVX512_GEMM", options.packed_gemm);
   options.int8_vnni = switch_from_environment("MT_CPU_INT8_VNNI", options.int8_vnni);
-  options.vulkan_int8_dot = switch_from_environment("MT_VULKAN_INT8_DOT", options.vulkan_int8_dot);
+  if (std::getenv("MT_VULKAN_INT8_DOT") != nullptr)
+    options.vulkan_int8_dot = switch_from_environment("MT_VULKAN_INT8_DOT", true);
   return options;
 }
 

@@ -8,6 +8,7 @@
 // (and --list-devices) shares, so they cannot differ between two plans of one process.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace mt {
@@ -26,13 +27,15 @@ struct PlanOptions {
   bool packed_gemm = true;  // AVX-512F: convs and Winograd's products on our packed GEMM (engines/packed_gemm.h)
   bool int8_vnni = true;    // AVX512-VNNI: int8 convs, linear layers and lookup tables of our own (engines/int8_vnni.h)
   // The vulkan backend's: int8 convs and linear layers on the device's int8 dot products
-  // (VK_KHR_shader_integer_dot_product) where it has them; off, or without them, the shaders unpack
-  // the int8 weights and multiply in fp32. Outputs are equal (exact integer sums either way).
-  bool vulkan_int8_dot = true;
+  // (VK_KHR_shader_integer_dot_product) where it has them: unset, where the device calls them
+  // accelerated (lavapipe emulates them: 1.35x slower there than fp32 sums); true, wherever it has
+  // them; false, never (the shaders unpack the weights and sum in fp32). Outputs are equal (exact
+  // integer sums either way).
+  std::optional<bool> vulkan_int8_dot;
 
   // The defaults, with the kernel paths as the environment sets them: MT_CPU_WINOGRAD (winograd),
   // MT_CPU_AVX512_GEMM (packed_gemm), MT_CPU_INT8_VNNI (int8_vnni), MT_VULKAN_INT8_DOT
-  // (vulkan_int8_dot), each "1" or "0", unset for the
+  // (vulkan_int8_dot, unset when the variable is), each "1" or "0", unset for the
   // default. Any other value is Error(usage) naming the variable, on every machine (also one
   // whose CPU cannot take the path), so that a typo never measures the wrong thing silently.
   static PlanOptions from_environment();

@@ -75,8 +75,9 @@ echo "vulkan matches cpu on $count models (fp32 and fp16)"
 # outputs' rounding; the cpu backend's XNNPACK int8 operators (on CPUs without AVX512-VNNI) may land
 # one step away per layer. Tolerance (mt-quantize(1), BACKENDS): every element within 1e-2 x the
 # output's range (2.5 steps of an output quantized over its range), cosine >= 0.9999; the QDQ
-# models within one step of their output scale. Each with int8 dot products (lavapipe has them)
-# and without (MT_VULKAN_INT8_DOT=0: fp32 sums of unpacked weights).
+# models within one step of their output scale. Each with int8 dot products (MT_VULKAN_INT8_DOT=1:
+# lavapipe has them, though it does not call them accelerated) and without (MT_VULKAN_INT8_DOT=0: fp32
+# sums of unpacked weights).
 model="$work/mobilenet_v3_small.mt"
 input="$MT_TEST_MODELS/mobilenet_v3_small/input.npy"
 mt-fuse -q --no-verify "$model" -o "$work/fused.mt" && mt-quantize -q "$work/fused.mt" --calibration "$input" -o "$work/int8.mt" ||

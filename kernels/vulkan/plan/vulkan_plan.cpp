@@ -58,7 +58,8 @@ VulkanPlan::VulkanPlan(const Graph& graph, const PlanOptions& options, std::shar
   for (const auto& [name, tensor] : graph.tensors)
     if (tensor.is_constant()) stats_.weight_bytes += tensor.data.size();
 
-  PlanBuilder builder(graph, fp16, options.vulkan_int8_dot && info.int8_dot_product, &info);
+  const bool int8_dot = info.int8_dot_product && options.vulkan_int8_dot.value_or(info.int8_dot_product_accelerated);
+  PlanBuilder builder(graph, fp16, int8_dot, &info);
   builder.build();
   try {
     place(builder);
