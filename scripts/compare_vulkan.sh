@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Times mt's Vulkan backend beside ncnn's on the zoo models, fp32 and fp16, and mt's int8 models: the
-# comparison of docs/vulkan-gpu.md. ncnn is built from its own source outside the tree and converts the models with
+# Times mt's Vulkan backend beside ncnn's on the zoo models, fp32, fp16 and int8: the comparison of
+# docs/vulkan-gpu.md. ncnn is built from its own source outside the tree and converts the models with
 # its own tools; nothing of it enters the repository.
 #
 #   NCNN_SRC=DIR scripts/compare_vulkan.sh [--ncnn-src DIR] [--mt-bin DIR] [--device lavapipe|default]
@@ -12,15 +12,15 @@
 # for the model export) plus `apt-get install glslang-dev glslang-tools ninja-build`.
 #
 # Steps, each cached under ${XDG_CACHE_HOME:-~/.cache}/mt-compare-vulkan (rerunning is cheap):
-#   1. ncnn: libncnn with Vulkan (Debian's glslang) and ncnnoptimize, built from --ncnn-src;
+#   1. ncnn: libncnn with Vulkan (Debian's glslang), ncnnoptimize, ncnn2table and ncnn2int8, built from --ncnn-src;
 #      onnx2ncnn compiled by hand (ncnn's top-level CMake no longer builds it) from
 #      tools/onnx with protoc; scripts/ncnn_vulkan_timer.cpp compiled against the installed libncnn.
 #   2. models: scripts/export_models.py into the models directory compare_peers.py uses
 #      (${XDG_CACHE_HOME:-~/.cache}/mt-compare-peers/models); ncnn's side is
-#      scripts/onnx_for_ncnn.py | onnx2ncnn | ncnnoptimize, mt's is mt-convert | mt-fuse, and for
-#      int8 mt-quantize of that, calibrated on the model's own input (a timing, not an accuracy,
-#      comparison), run with fp16 activations. ncnn's Vulkan backend has no int8 layers (its int8
-#      models run on the CPU), so int8 rows time mt alone.
+#      scripts/onnx_for_ncnn.py | onnx2ncnn | ncnnoptimize, mt's is mt-convert | mt-fuse. For int8,
+#      each quantizes that model with its own tool, calibrated on the model's own input (a timing,
+#      not an accuracy, comparison): ncnn2table (KL) | ncnn2int8, and mt-quantize; both then run
+#      with fp16 activations (ncnn's fp16 options, mt's --precision fp16).
 #   3. timing, round-robin: each round runs every model and precision, ncnn then mt, each as its own
 #      process (load, first run, --warmup runs, --iterations timed runs; the median is kept). The
 #      result is the median of the rounds' medians, so a burst of other load hits one round of both.
@@ -106,10 +106,11 @@ if [[ ! -f $build/CMakeCache.txt ]] || ! grep -q "^CMAKE_HOME_DIRECTORY:INTERNAL
     die "configuring ncnn failed; see $CACHE/configure.log"
 fi
 log "building libncnn and ncnnoptimize (about 20 minutes on 2 cores the first time)"
-cmake --build "$build" --target ncnn ncnnoptimize >"$CACHE/build.log" 2>&1 || die "building ncnn failed; see $CACHE/build.log"
+cmake --build "$build" --target ncnn ncnnoptimize ncnn2table ncnn2int8 >"$CACHE/build.log" 2>&1 ||
+  die "building ncnn failed; see $CACHE/build.log"
 # Only the library's own install script: the tools this build skips would fail a full install.
 cmake --install "$build/src" --prefix "$install" >"$CACHE/install.log" 2>&1 || die "installing libncnn failed; see $CACHE/install.log"
-cp "$build/tools/ncnnoptimize" "$bin/"
+cp "$build/tools/ncnnoptimize" "$build/tools/quantize/ncnn2table" "$build/tools/quantize/ncnn2int8" "$bin/"
 
 onnx2ncnn_src=$ncnn_src/tools/onnx
 if [[ ! -x $bin/onnx2ncnn || $onnx2ncnn_src/onnx2ncnn.cpp -nt $bin/onnx2ncnn || $onnx2ncnn_src/onnx.proto -nt $bin/onnx2ncnn ]]; then
@@ -143,7 +144,7 @@ timer=$timer_build/ncnn_vulkan_timer
 log "exporting ${models} into $MODELS_DIR (skips models already current)"
 /usr/bin/python3 "$SCRIPTS/export_models.py" --only "$models" --out "$MODELS_DIR" >&2 || die "exporting the models failed"
 
-declare -A ncnn_failed mt_failed
+declare -A ncnn_failed mt_failed failed_int8  # failed_int8[ncnn|mt,model]: its int8 quantization
 for m in "${model_list[@]}"; do
   src=$MODELS_DIR/$m work=$CACHE/models/$m
   mkdir -p "$work"
@@ -172,11 +173,32 @@ for m in "${model_list[@]}"; do
       mt_failed[$m]="conversion failed: $(tail -1 "$work/mt-convert.log")"
     fi
   fi
+  if $wants_int8 && [[ -z ${ncnn_failed[$m]:-} ]] &&
+     [[ ! -f $work/model_int8.ncnn.param || $work/model.ncnn.param -nt $work/model_int8.ncnn.param ]]; then
+    log "$m: quantizing for ncnn int8"
+    # ncnn2table reads the calibration input as [c, h, w] (no batch axis) with shape=[w,h,c].
+    shape=$(/usr/bin/python3 - "$src/input.npy" "$work/calibration.npy" <<'PY'
+import sys
+import numpy as np
+x = np.load(sys.argv[1]).astype(np.float32)
+np.save(sys.argv[2], np.ascontiguousarray(x[0]))
+print(",".join(str(d) for d in reversed(x.shape[1:])))
+PY
+)
+    echo "$work/calibration.npy" >"$work/calibration.txt"
+    if ! { "$bin/ncnn2table" "$work/model.ncnn.param" "$work/model.ncnn.bin" "$work/calibration.txt" "$work/ncnn.table" \
+             "shape=[$shape]" method=kl type=1 thread=2 &&
+           "$bin/ncnn2int8" "$work/model.ncnn.param" "$work/model.ncnn.bin" "$work/model_int8.ncnn.param" \
+             "$work/model_int8.ncnn.bin" "$work/ncnn.table"; } >"$work/ncnn-quantize.log" 2>&1; then
+      rm -f "$work"/model_int8.ncnn.*
+      failed_int8[ncnn,$m]="ncnn2table | ncnn2int8 failed: $(tail -1 "$work/ncnn-quantize.log")"
+    fi
+  fi
   if $wants_int8 && [[ -z ${mt_failed[$m]:-} ]] &&
      [[ ! -f $work/model_int8.mt || $work/model.mt -nt $work/model_int8.mt || $mt_bin/mt-quantize -nt $work/model_int8.mt ]]; then
     log "$m: quantizing for mt int8"
     "$mt_bin/mt-quantize" -q "$work/model.mt" --calibration "$src/input.npy" -o "$work/model_int8.mt" \
-      2>"$work/mt-quantize.log" || mt_failed[$m]="mt-quantize failed: $(tail -1 "$work/mt-quantize.log")"
+      2>"$work/mt-quantize.log" || failed_int8[mt,$m]="mt-quantize failed: $(tail -1 "$work/mt-quantize.log")"
   fi
 done
 
@@ -192,8 +214,10 @@ for ((round = 1; round <= rounds; round++)); do
     out_name=$(json 'd["output"]["name"]' <"$src/info.json")
     for p in "${precision_list[@]}"; do
       load=$(cut -d' ' -f1 /proc/loadavg)
-      if [[ -z ${ncnn_failed[$m]:-} && $p != int8 ]]; then
-        if out=$("$timer" "$work/model.ncnn.param" "$work/model.ncnn.bin" "$src/input.npy" "$in_name" "$out_name" "$p" \
+      if [[ -z ${ncnn_failed[$m]:-} && ( $p != int8 || -z ${failed_int8[ncnn,$m]:-} ) ]]; then
+        ncnn_model=$work/model ncnn_precision=$p
+        [[ $p == int8 ]] && ncnn_model=$work/model_int8 ncnn_precision=fp16
+        if out=$("$timer" "$ncnn_model.ncnn.param" "$ncnn_model.ncnn.bin" "$src/input.npy" "$in_name" "$out_name" "$ncnn_precision" \
                  "$warmup" "$iterations" "$src/expected.npy" 2>"$work/ncnn-run.log"); then
           printf '%s\t%s\t%s\tncnn\t%s\t%s\t%s\t%s\t%s\n' "$round" "$m" "$p" "$(json 'd["median_ms"]' <<<"$out")" \
             "$(json 'd["device"]' <<<"$out")" "$(json 'd["max_abs_error"]' <<<"$out")" \
@@ -203,7 +227,7 @@ for ((round = 1; round <= rounds; round++)); do
           ncnn_failed[$m]="run failed: $(tail -1 "$work/ncnn-run.log")"
         fi
       fi
-      if [[ -z ${mt_failed[$m]:-} ]]; then
+      if [[ -z ${mt_failed[$m]:-} && ( $p != int8 || -z ${failed_int8[mt,$m]:-} ) ]]; then
         mt_model=$work/model.mt mt_precision=$p
         [[ $p == int8 ]] && mt_model=$work/model_int8.mt mt_precision=fp16
         if out=$("$mt_bin/mt-bench" "$mt_model" -d vulkan --precision "$mt_precision" -w "$warmup" -n "$iterations" \
@@ -230,5 +254,8 @@ failures=$CACHE/failures.tsv
 for m in "${model_list[@]}"; do
   [[ -z ${ncnn_failed[$m]:-} ]] || printf '%s\tncnn\t%s\n' "$m" "${ncnn_failed[$m]}" >>"$failures"
   [[ -z ${mt_failed[$m]:-} ]] || printf '%s\tmt\t%s\n' "$m" "${mt_failed[$m]}" >>"$failures"
+  for runtime in ncnn mt; do
+    [[ -z ${failed_int8[$runtime,$m]:-} ]] || printf '%s\t%s int8\t%s\n' "$m" "$runtime" "${failed_int8[$runtime,$m]}" >>"$failures"
+  done
 done
 /usr/bin/python3 "$SCRIPTS/compare_vulkan_table.py" "$results" "$failures" "$warmup" "$iterations" | tee "$CACHE/results.md"

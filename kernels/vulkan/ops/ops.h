@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/vulkan/plan/kernel_table.h"
+#include "lib/ops/int8_params.h"
 
 namespace mt::vulkan {
 
@@ -54,15 +55,6 @@ std::optional<std::string> check_data_movement_int8(const Graph& graph, const No
 // A node of the int8 table: its first input is int8 with parameters (dequantize, int8 in and
 // float32 out, is a float node).
 bool is_int8_node(const Graph& graph, const Node& node);
-// Per-tensor scale and zero point of an int8 activation.
-struct Int8Params {
-  float scale = 1.0f;
-  int32_t zero_point = 0;
-  bool operator==(const Int8Params&) const = default;
-};
-// nullopt if `tensor` is int8 with per-tensor parameters in range, else the reason.
-std::optional<std::string> check_int8_activation(const Graph& graph, const std::string& tensor);
-Int8Params int8_params(const TensorInfo& info);
 
 // How many invocations of a linear shader's workgroup share one output block's K axis of
 // `k_blocks` blocks of 4 (the rest of the 64 take other outputs): a power of two up to 8 that

@@ -25,17 +25,11 @@ namespace {
 
 constexpr uint32_t kTile = 4;  // output pixels per invocation of conv2d_int8 and depthwise_int8
 
-// The per-output-channel weight scales (a per-tensor scale repeated).
-std::vector<float> weight_scales(const TensorInfo& w) {
-  const size_t channels = static_cast<size_t>(w.shape.at(0));
-  return w.quant->scales.size() == channels ? w.quant->scales : std::vector<float>(channels, w.quant->scales[0]);
-}
-
 // The requantization multipliers x_scale w_scale[c] / y_scale per block of 4 output channels, formed
 // in float32 as the reference kernel forms them.
 int multipliers(NodeContext& ctx, int64_t channels) {
   const Int8Params x = int8_params(ctx.input_info(0)), y = int8_params(ctx.output_info(0));
-  const std::vector<float> scales = weight_scales(ctx.input_info(1));
+  const std::vector<float> scales = int8_weight_scales(ctx.input_info(1));
   std::vector<float> m(static_cast<size_t>(channels));
   for (size_t c = 0; c < m.size(); ++c) m[c] = x.scale * scales[c] / y.scale;
   return ctx.weights_fp32(pack_channels(m.data(), channels));
@@ -108,20 +102,6 @@ bool is_int8_node(const Graph& graph, const Node& node) {
   const TensorInfo& input = graph.tensor(node.inputs[0]);
   return input.dtype == DType::i8 && input.quant.has_value();
 }
-
-std::optional<std::string> check_int8_activation(const Graph& graph, const std::string& tensor) {
-  const TensorInfo& info = graph.tensor(tensor);
-  if (info.dtype != DType::i8 || !info.quant) return fmt::format("tensor '{}' is not int8 with parameters", tensor);
-  const QuantParams& q = *info.quant;
-  if (q.axis >= 0 || q.scales.size() != 1 || q.zero_points.size() != 1)
-    return fmt::format("int8 tensor '{}' needs per-tensor parameters", tensor);
-  if (!(q.scales[0] > 0.0f) || !std::isfinite(q.scales[0]) || q.zero_points[0] < -128 || q.zero_points[0] > 127)
-    return fmt::format("int8 tensor '{}': scale {} or zero point {} out of range", tensor, q.scales[0],
-                       q.zero_points[0]);
-  return std::nullopt;
-}
-
-Int8Params int8_params(const TensorInfo& info) { return {info.quant->scales[0], info.quant->zero_points[0]}; }
 
 // ---- conv2d and linear ----------------------------------------------------------------------------
 

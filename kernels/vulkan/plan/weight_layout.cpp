@@ -7,6 +7,20 @@
 #include "lib/core/float16.h"
 
 namespace mt::vulkan {
+namespace {
+
+// The weight from input channel ic to output channel oc at tap t of conv2d weights W[M, C/group,
+// kH, kW] or conv_transpose2d weights W[C, M/group, kH, kW]; zero across groups and past the ends.
+template <typename T>
+T conv_weight(const T* w, int64_t out_channels, int64_t in_channels, int64_t group, int64_t taps, bool transposed,
+              int64_t ic, int64_t oc, int64_t t) {
+  const int64_t in_per_group = in_channels / group, out_per_group = out_channels / group;
+  if (ic >= in_channels || oc >= out_channels || ic / in_per_group != oc / out_per_group) return T{0};
+  if (transposed) return w[(ic * out_per_group + oc % out_per_group) * taps + t];
+  return w[(oc * in_per_group + ic % in_per_group) * taps + t];
+}
+
+}  // namespace
 
 std::vector<std::byte> encode_floats(const std::vector<float>& values, bool fp16) {
   std::vector<std::byte> bytes(values.size() * (fp16 ? 2 : 4));
@@ -68,15 +82,9 @@ std::vector<int32_t> conv_weight_ranges(int64_t out_channels, int64_t in_channel
 
 ConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t in_channels, int64_t group, int64_t kh,
                               int64_t kw, bool transposed) {
-  const int64_t in_per_group = in_channels / group, out_per_group = out_channels / group;
   const int64_t taps = kh * kw;
-  // The weight from input channel ic to output channel oc at tap t, zero across groups.
-  auto weight = [&](int64_t ic, int64_t oc, int64_t t) -> float {
-    if (ic >= in_channels || oc >= out_channels) return 0.0f;
-    const int64_t g = oc / out_per_group;
-    if (ic / in_per_group != g) return 0.0f;
-    if (transposed) return w[(ic * out_per_group + oc % out_per_group) * taps + t];  // W[C, M/g, kH, kW]
-    return w[(oc * in_per_group + ic % in_per_group) * taps + t];                     // W[M, C/g, kH, kW]
+  auto weight = [&](int64_t ic, int64_t oc, int64_t t) {
+    return conv_weight(w, out_channels, in_channels, group, taps, transposed, ic, oc, t);
   };
   ConvWeights packed;
   packed.ranges = conv_weight_ranges(out_channels, in_channels, group, taps);
@@ -146,11 +154,9 @@ std::vector<float> pack_linear_weights(const float* w, int64_t n, int64_t k) {
 
 ConvWeightsInt8 pack_conv_weights_int8(const int8_t* w, int64_t out_channels, int64_t in_channels, int64_t group,
                                        int64_t kh, int64_t kw) {
-  const int64_t in_per_group = in_channels / group, out_per_group = out_channels / group;
   const int64_t taps = kh * kw;
-  auto weight = [&](int64_t ic, int64_t oc, int64_t t) -> int8_t {
-    if (ic >= in_channels || oc >= out_channels || ic / in_per_group != oc / out_per_group) return 0;
-    return w[(oc * in_per_group + ic % in_per_group) * taps + t];
+  auto weight = [&](int64_t ic, int64_t oc, int64_t t) {
+    return conv_weight(w, out_channels, in_channels, group, taps, false, ic, oc, t);
   };
   ConvWeightsInt8 packed;
   packed.ranges = conv_weight_ranges(out_channels, in_channels, group, taps);
