@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Times mt's Vulkan backend beside ncnn's on the zoo models, fp32 and fp16: the comparison of
+# Times mt's Vulkan backend beside ncnn's on the zoo models, fp32, fp16 and int8: the comparison of
 # docs/vulkan-gpu.md. ncnn is built from its own source outside the tree and converts the models with
 # its own tools; nothing of it enters the repository.
 #
 #   NCNN_SRC=DIR scripts/compare_vulkan.sh [--ncnn-src DIR] [--mt-bin DIR] [--device lavapipe|default]
-#       [--models a,b] [--precisions fp32,fp16] [--rounds N] [--warmup N] [--iterations N]
+#       [--models a,b] [--precisions fp32,fp16,int8] [--rounds N] [--warmup N] [--iterations N]
 #
 # Get ncnn's source with `git clone https://github.com/Tencent/ncnn` (no submodules needed: the
 # build uses Debian's glslang). Needs what scripts/install-deps.sh installs (cmake, g++, protoc +
@@ -12,12 +12,15 @@
 # for the model export) plus `apt-get install glslang-dev glslang-tools ninja-build`.
 #
 # Steps, each cached under ${XDG_CACHE_HOME:-~/.cache}/mt-compare-vulkan (rerunning is cheap):
-#   1. ncnn: libncnn with Vulkan (Debian's glslang) and ncnnoptimize, built from --ncnn-src;
+#   1. ncnn: libncnn with Vulkan (Debian's glslang), ncnnoptimize, ncnn2table and ncnn2int8, built from --ncnn-src;
 #      onnx2ncnn compiled by hand (ncnn's top-level CMake no longer builds it) from
 #      tools/onnx with protoc; scripts/ncnn_vulkan_timer.cpp compiled against the installed libncnn.
 #   2. models: scripts/export_models.py into the models directory compare_peers.py uses
 #      (${XDG_CACHE_HOME:-~/.cache}/mt-compare-peers/models); ncnn's side is
-#      scripts/onnx_for_ncnn.py | onnx2ncnn | ncnnoptimize, mt's is mt-convert | mt-fuse.
+#      scripts/onnx_for_ncnn.py | onnx2ncnn | ncnnoptimize, mt's is mt-convert | mt-fuse. For int8,
+#      each quantizes that model with its own tool, calibrated on the model's own input (a timing,
+#      not an accuracy, comparison): ncnn2table (KL) | ncnn2int8, and mt-quantize; both then run
+#      with fp16 activations (ncnn's fp16 options, mt's --precision fp16).
 #   3. timing, round-robin: each round runs every model and precision, ncnn then mt, each as its own
 #      process (load, first run, --warmup runs, --iterations timed runs; the median is kept). The
 #      result is the median of the rounds' medians, so a burst of other load hits one round of both.
@@ -42,7 +45,7 @@ ncnn_src=${NCNN_SRC:-}
 mt_bin=$ROOT/build/tools
 device=lavapipe
 models=resnet18,mobilenet_v2,mobilenet_v3_large,efficientnet_b0,resnet50
-precisions=fp32,fp16
+precisions=fp32,fp16,int8
 rounds=3 warmup=2 iterations=5
 
 usage() { sed -n '6,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -51,7 +54,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 count() { [[ $1 =~ ^[0-9]+$ ]] || die "$2 must be a whole number, not '$1'" 2; echo "$1"; }
 
 while [[ $# -gt 0 ]]; do
-  [[ $1 == -h || $1 == --help ]] && { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+  [[ $1 == -h || $1 == --help ]] && { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
   [[ $# -ge 2 ]] || usage
   case $1 in
     --ncnn-src) ncnn_src=$2 ;;
@@ -70,7 +73,7 @@ done
 [[ -f $ncnn_src/src/net.h && -f $ncnn_src/tools/onnx/onnx2ncnn.cpp ]] ||
   die "$ncnn_src: not an ncnn source tree (no src/net.h or tools/onnx/onnx2ncnn.cpp)" 2
 ncnn_src=$(cd "$ncnn_src" && pwd)
-for tool in mt-convert mt-fuse mt-bench; do
+for tool in mt-convert mt-fuse mt-quantize mt-bench; do
   [[ -x $mt_bin/$tool ]] || die "$mt_bin/$tool: not found (build mt, or pass --mt-bin)" 2
 done
 mt_bin=$(cd "$mt_bin" && pwd)
@@ -83,7 +86,9 @@ esac
 [[ $iterations -ge 1 && $rounds -ge 1 ]] || die "--iterations and --rounds must be at least 1" 2
 IFS=, read -r -a model_list <<<"$models"
 IFS=, read -r -a precision_list <<<"$precisions"
-for p in "${precision_list[@]}"; do [[ $p == fp32 || $p == fp16 ]] || die "unknown precision '$p'" 2; done
+for p in "${precision_list[@]}"; do [[ $p == fp32 || $p == fp16 || $p == int8 ]] || die "unknown precision '$p'" 2; done
+wants_int8=false
+for p in "${precision_list[@]}"; do [[ $p == int8 ]] && wants_int8=true; done
 
 # ---- 1. ncnn, onnx2ncnn and the timer --------------------------------------------------------------
 mkdir -p "$CACHE"
@@ -101,10 +106,11 @@ if [[ ! -f $build/CMakeCache.txt ]] || ! grep -q "^CMAKE_HOME_DIRECTORY:INTERNAL
     die "configuring ncnn failed; see $CACHE/configure.log"
 fi
 log "building libncnn and ncnnoptimize (about 20 minutes on 2 cores the first time)"
-cmake --build "$build" --target ncnn ncnnoptimize >"$CACHE/build.log" 2>&1 || die "building ncnn failed; see $CACHE/build.log"
+cmake --build "$build" --target ncnn ncnnoptimize ncnn2table ncnn2int8 >"$CACHE/build.log" 2>&1 ||
+  die "building ncnn failed; see $CACHE/build.log"
 # Only the library's own install script: the tools this build skips would fail a full install.
 cmake --install "$build/src" --prefix "$install" >"$CACHE/install.log" 2>&1 || die "installing libncnn failed; see $CACHE/install.log"
-cp "$build/tools/ncnnoptimize" "$bin/"
+cp "$build/tools/ncnnoptimize" "$build/tools/quantize/ncnn2table" "$build/tools/quantize/ncnn2int8" "$bin/"
 
 onnx2ncnn_src=$ncnn_src/tools/onnx
 if [[ ! -x $bin/onnx2ncnn || $onnx2ncnn_src/onnx2ncnn.cpp -nt $bin/onnx2ncnn || $onnx2ncnn_src/onnx.proto -nt $bin/onnx2ncnn ]]; then
@@ -138,7 +144,7 @@ timer=$timer_build/ncnn_vulkan_timer
 log "exporting ${models} into $MODELS_DIR (skips models already current)"
 /usr/bin/python3 "$SCRIPTS/export_models.py" --only "$models" --out "$MODELS_DIR" >&2 || die "exporting the models failed"
 
-declare -A ncnn_failed mt_failed
+declare -A ncnn_failed mt_failed failed_int8  # failed_int8[ncnn|mt,model]: its int8 quantization
 for m in "${model_list[@]}"; do
   src=$MODELS_DIR/$m work=$CACHE/models/$m
   mkdir -p "$work"
@@ -167,6 +173,33 @@ for m in "${model_list[@]}"; do
       mt_failed[$m]="conversion failed: $(tail -1 "$work/mt-convert.log")"
     fi
   fi
+  if $wants_int8 && [[ -z ${ncnn_failed[$m]:-} ]] &&
+     [[ ! -f $work/model_int8.ncnn.param || $work/model.ncnn.param -nt $work/model_int8.ncnn.param ]]; then
+    log "$m: quantizing for ncnn int8"
+    # ncnn2table reads the calibration input as [c, h, w] (no batch axis) with shape=[w,h,c].
+    shape=$(/usr/bin/python3 - "$src/input.npy" "$work/calibration.npy" <<'PY'
+import sys
+import numpy as np
+x = np.load(sys.argv[1]).astype(np.float32)
+np.save(sys.argv[2], np.ascontiguousarray(x[0]))
+print(",".join(str(d) for d in reversed(x.shape[1:])))
+PY
+)
+    echo "$work/calibration.npy" >"$work/calibration.txt"
+    if ! { "$bin/ncnn2table" "$work/model.ncnn.param" "$work/model.ncnn.bin" "$work/calibration.txt" "$work/ncnn.table" \
+             "shape=[$shape]" method=kl type=1 thread=2 &&
+           "$bin/ncnn2int8" "$work/model.ncnn.param" "$work/model.ncnn.bin" "$work/model_int8.ncnn.param" \
+             "$work/model_int8.ncnn.bin" "$work/ncnn.table"; } >"$work/ncnn-quantize.log" 2>&1; then
+      rm -f "$work"/model_int8.ncnn.*
+      failed_int8[ncnn,$m]="ncnn2table | ncnn2int8 failed: $(tail -1 "$work/ncnn-quantize.log")"
+    fi
+  fi
+  if $wants_int8 && [[ -z ${mt_failed[$m]:-} ]] &&
+     [[ ! -f $work/model_int8.mt || $work/model.mt -nt $work/model_int8.mt || $mt_bin/mt-quantize -nt $work/model_int8.mt ]]; then
+    log "$m: quantizing for mt int8"
+    "$mt_bin/mt-quantize" -q "$work/model.mt" --calibration "$src/input.npy" -o "$work/model_int8.mt" \
+      2>"$work/mt-quantize.log" || failed_int8[mt,$m]="mt-quantize failed: $(tail -1 "$work/mt-quantize.log")"
+  fi
 done
 
 # ---- 3. timing -----------------------------------------------------------------------------------------
@@ -181,8 +214,10 @@ for ((round = 1; round <= rounds; round++)); do
     out_name=$(json 'd["output"]["name"]' <"$src/info.json")
     for p in "${precision_list[@]}"; do
       load=$(cut -d' ' -f1 /proc/loadavg)
-      if [[ -z ${ncnn_failed[$m]:-} ]]; then
-        if out=$("$timer" "$work/model.ncnn.param" "$work/model.ncnn.bin" "$src/input.npy" "$in_name" "$out_name" "$p" \
+      if [[ -z ${ncnn_failed[$m]:-} && ( $p != int8 || -z ${failed_int8[ncnn,$m]:-} ) ]]; then
+        ncnn_model=$work/model ncnn_precision=$p
+        [[ $p == int8 ]] && ncnn_model=$work/model_int8 ncnn_precision=fp16
+        if out=$("$timer" "$ncnn_model.ncnn.param" "$ncnn_model.ncnn.bin" "$src/input.npy" "$in_name" "$out_name" "$ncnn_precision" \
                  "$warmup" "$iterations" "$src/expected.npy" 2>"$work/ncnn-run.log"); then
           printf '%s\t%s\t%s\tncnn\t%s\t%s\t%s\t%s\t%s\n' "$round" "$m" "$p" "$(json 'd["median_ms"]' <<<"$out")" \
             "$(json 'd["device"]' <<<"$out")" "$(json 'd["max_abs_error"]' <<<"$out")" \
@@ -192,8 +227,10 @@ for ((round = 1; round <= rounds; round++)); do
           ncnn_failed[$m]="run failed: $(tail -1 "$work/ncnn-run.log")"
         fi
       fi
-      if [[ -z ${mt_failed[$m]:-} ]]; then
-        if out=$("$mt_bin/mt-bench" "$work/model.mt" -d vulkan --precision "$p" -w "$warmup" -n "$iterations" \
+      if [[ -z ${mt_failed[$m]:-} && ( $p != int8 || -z ${failed_int8[mt,$m]:-} ) ]]; then
+        mt_model=$work/model.mt mt_precision=$p
+        [[ $p == int8 ]] && mt_model=$work/model_int8.mt mt_precision=fp16
+        if out=$("$mt_bin/mt-bench" "$mt_model" -d vulkan --precision "$mt_precision" -w "$warmup" -n "$iterations" \
                  -i "$in_name=$src/input.npy" -f json -q 2>"$work/mt-run.log"); then
           printf '%s\t%s\t%s\tmt\t%s\t%s\t\t\t%s\n' "$round" "$m" "$p" "$(json 'd["timing"]["latency_ms"]["median"]' <<<"$out")" \
             "$(json 'd["setup"]["gpu_name"]' <<<"$out")" "$load" >>"$results"
@@ -217,5 +254,8 @@ failures=$CACHE/failures.tsv
 for m in "${model_list[@]}"; do
   [[ -z ${ncnn_failed[$m]:-} ]] || printf '%s\tncnn\t%s\n' "$m" "${ncnn_failed[$m]}" >>"$failures"
   [[ -z ${mt_failed[$m]:-} ]] || printf '%s\tmt\t%s\n' "$m" "${mt_failed[$m]}" >>"$failures"
+  for runtime in ncnn mt; do
+    [[ -z ${failed_int8[$runtime,$m]:-} ]] || printf '%s\t%s int8\t%s\n' "$m" "$runtime" "${failed_int8[$runtime,$m]}" >>"$failures"
+  done
 done
 /usr/bin/python3 "$SCRIPTS/compare_vulkan_table.py" "$results" "$failures" "$warmup" "$iterations" | tee "$CACHE/results.md"

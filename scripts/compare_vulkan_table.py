@@ -48,6 +48,9 @@ def main() -> int:
     print()
     print(f"{len(rounds)} rounds; a runtime's figure is the median of the rounds' medians (each of {iterations} "
           f"timed runs after the first run and {warmup} warm-ups), mt / ncnn the median of the rounds' paired ratios.")
+    if "int8" in precisions:
+        print("int8: each runtime's own quantization of the model (ncnn2table with KL and ncnn2int8; mt-quantize), "
+              "calibrated on the model's own input, with fp16 activations.")
     errors = {}  # (model, precision) -> (worst max abs error, worst cosine) of ncnn's runs
     for r in rows:
         if r["runtime"] == "ncnn" and r["max_abs_error"]:

@@ -1,23 +1,33 @@
 #version 450
 // Element-wise binary ops with numpy broadcasting and a fused clamp; comparisons and boolean ops
-// give 1.0 or 0.0 (bool tensors).
+// give 1.0 or 0.0 (bool tensors). Also add and mul of int8 operands (lib/ops/eval/quantized*.cpp's
+// arithmetic; int8 values stored as floats, int8.glsl), whose act_min / act_max are the int8
+// bounds: rounding then clamping to integer bounds equals the reference's clamping then rounding.
 // spec 3: OP, spec 4: MODE (0: one invocation per output texel, operands stored with the output's
-// rank and packed axis; 1: one invocation per element, any operand ranks).
-// params: count, act_min, act_max, view Y, view A, view B (A and B aligned to Y's rank).
+// rank and packed axis; 1: one invocation per element, any operand ranks), spec 5-6: how MODE 0
+// finds each operand's texel (A_KIND, B_KIND: 0 from the output coordinates, 1 the output's own
+// index: same shape, 2 the output's channel block: a per-channel operand such as [1, C, 1, 1]),
+// so that the common cases skip the per-axis divisions.
+// params: count, act_min, act_max, view Y, view A, view B (A and B aligned to Y's rank); int8 ops
+// also A zero point, B zero point, A multiplier (add: sa / sy; mul: sa sb / sy), B multiplier
+// (add: sb / sy), Y zero point.
 #include "common.glsl"
+#include "int8.glsl"
 
 layout(constant_id = 3) const int OP = 0;
 layout(constant_id = 4) const int MODE = 0;
+layout(constant_id = 5) const int A_KIND = 0;
+layout(constant_id = 6) const int B_KIND = 0;
 
-layout(std430, binding = 1) readonly buffer A { SVEC4 a[]; };
-layout(std430, binding = 2) readonly buffer B { SVEC4 b[]; };
+TEXELS_IN(1, A);
+TEXELS_IN(2, B);
 layout(std430, binding = 3) writeonly buffer Y { SVEC4 y[]; };
 
 // The codes OP takes (op_codes.h, shared with the planner).
 #define MT_BINARY_OP(op, CODE, value) const int CODE = value;
 #include "op_codes.h"
 
-const int VY = 3, VA = VY + VIEW_WORDS, VB = VA + VIEW_WORDS;
+const int VY = 3, VA = VY + VIEW_WORDS, VB = VA + VIEW_WORDS, Q = VB + VIEW_WORDS;
 
 // std::pow's answers where GLSL's pow is undefined (negative bases, zero).
 float pow1(float x, float e) {
@@ -29,6 +39,14 @@ float pow1(float x, float e) {
 }
 
 vec4 apply(vec4 x, vec4 z) {
+  if (OP == ADD_INT8) {  // round_half_even(sa / sy (a - za) + sb / sy (b - zb)) + zy, in fp32
+    precise vec4 v = pf(Q + 2) * (x - float(p[Q])) + pf(Q + 3) * (z - float(p[Q + 1]));
+    return roundEven(v) + float(p[Q + 4]);
+  }
+  if (OP == MUL_INT8) {  // the exact product requantized
+    precise vec4 v = (x - float(p[Q])) * (z - float(p[Q + 1])) * pf(Q + 2);
+    return roundEven(v) + float(p[Q + 4]);
+  }
   if (OP == ADD) return vec4(AVEC4(x) + AVEC4(z));
   if (OP == SUB) return vec4(AVEC4(x) - AVEC4(z));
   if (OP == MUL) return vec4(AVEC4(x) * AVEC4(z));
@@ -61,23 +79,34 @@ void main() {
   float lo = pf(1), hi = pf(2);
   int c[MAX_RANK];
   if (MODE == 0) {
-    int rank = v_rank(VY), packed = v_packed(VY), rest = i;
-    for (int ax = rank - 1; ax >= 0; --ax) {
-      int d = v_dim(VY, ax);
-      int extent = ax == packed ? (d + 3) / 4 : d;
-      c[ax] = rest % extent;
-      rest /= extent;
+    int packed = v_packed(VY), blocks = (v_dim(VY, packed) + 3) / 4;
+    bool padded = (v_dim(VY, packed) & 3) != 0;
+    int block = 0;  // the output texel's channel block, where needed
+    if (A_KIND == 0 || B_KIND == 0 || padded) {
+      int rest = i;
+      for (int ax = v_rank(VY) - 1; ax >= 0; --ax) {
+        int d = v_dim(VY, ax);
+        int extent = ax == packed ? blocks : d;
+        c[ax] = rest % extent;
+        rest /= extent;
+      }
+      block = c[packed];
+    } else if (A_KIND == 2 || B_KIND == 2) {
+      int q = i / p[VY + 8 + packed];  // texels of the axes after the packed one
+      block = q < blocks ? q : q % blocks;
     }
-    int ta = operand_texel(VA, c), tb = operand_texel(VB, c);
-    vec4 x = v_dim(VA, packed) == 1 ? vec4(float(a[ta].x)) : vec4(a[ta]);
-    vec4 z = v_dim(VB, packed) == 1 ? vec4(float(b[tb].x)) : vec4(b[tb]);
+    int ta = A_KIND == 1 ? i : A_KIND == 2 ? block * p[VA + 8 + packed] : operand_texel(VA, c);
+    int tb = B_KIND == 1 ? i : B_KIND == 2 ? block * p[VB + 8 + packed] : operand_texel(VB, c);
+    vec4 x = texelFetch(A, ta), z = texelFetch(B, tb);
+    if (v_dim(VA, packed) == 1) x = x.xxxx;
+    if (v_dim(VB, packed) == 1) z = z.xxxx;
     vec4 r = min(max(apply(x, z), vec4(lo)), vec4(hi));
-    int valid = v_dim(VY, packed) - c[packed] * 4;
-    for (int l = valid; l < 4; ++l) r[l] = 0.0;
+    if (padded)
+      for (int l = v_dim(VY, packed) - block * 4; l < 4; ++l) r[l] = 0.0;
     y[i] = SVEC4(r);
   } else {
     v_coords(VY, i, c);
-    float x = LOAD(a, v_offset(VA, c)), z = LOAD(b, v_offset(VB, c));
+    float x = FETCH(A, v_offset(VA, c)), z = FETCH(B, v_offset(VB, c));
     float r = min(max(apply(vec4(x), vec4(z)).x, lo), hi);
     STORE_PADDED(y, v_offset(VY, c), r, v_pad_after(VY, c));
   }

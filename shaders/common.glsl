@@ -17,6 +17,13 @@
 #define AFLOAT float
 #endif
 
+// Texel buffers (NodeContext::fetch): a tensor read with texelFetch(name, texel), vec4 in both
+// precisions (the view's format converts from fp16); int32 words as ivec4 or int texels.
+#define TEXELS_IN(b, name) layout(set = 0, binding = b) uniform samplerBuffer name
+#define INTS_IN(b, name) layout(set = 0, binding = b) uniform isamplerBuffer name
+// The element at scalar offset o (as LOAD's) of a texel buffer.
+#define FETCH(name, o) texelFetch(name, (o) >> 2)[(o) & 3]
+
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 // Every dispatch's parameters: 32-bit words (floats by their bits), laid out per shader.

@@ -19,9 +19,9 @@ layout(constant_id = 8) const int DW = 1;
 layout(constant_id = 9) const int TILE = 4;
 layout(constant_id = 10) const int OBS = 1;
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
-layout(std430, binding = 3) readonly buffer Wt { SVEC4 w[]; };
+TEXELS_IN(3, Wt);
 layout(std430, binding = 4) readonly buffer Bias { SVEC4 bias[]; };
 layout(std430, binding = 5) readonly buffer Ranges { int ranges[]; };
 
@@ -39,6 +39,8 @@ void main() {
     for (int t = 0; t < TILE; ++t) acc[b * TILE + t] = b < blocks ? vec4(bias[ob0 + b]) : vec4(0.0);
   // Every block of the invocation reads the input blocks of the first (OBS > 1 only for group 1).
   int ib_begin = ranges[3 * ob0 + 1], ib_end = ranges[3 * ob0 + 2];
+  int wbase[OBS];  // each block's first weight texel
+  for (int b = 0; b < OBS; ++b) wbase[b] = b < blocks ? ranges[3 * (ob0 + b)] * 4 : 0;
   int iy0 = oy * SH - p[7], ix0 = ox0 * SW - p[8];
   for (int ib = ib_begin; ib < ib_end; ++ib) {
     int plane = (n * ICB + ib) * H;
@@ -50,13 +52,12 @@ void main() {
         vec4 v[TILE];
         for (int t = 0; t < TILE; ++t) {
           int ix = ix0 + t * SW + kx * DW;
-          v[t] = ix >= 0 && ix < W ? vec4(x[row + ix]) : vec4(0.0);
+          v[t] = ix >= 0 && ix < W ? texelFetch(X, row + ix) : vec4(0.0);
         }
         for (int b = 0; b < OBS; ++b) {
           if (b >= blocks) break;
-          int ob = ob0 + b;
-          int wi = (ranges[3 * ob] + ((ib - ib_begin) * KH + ky) * KW + kx) * 4;
-          vec4 w0 = vec4(w[wi]), w1 = vec4(w[wi + 1]), w2 = vec4(w[wi + 2]), w3 = vec4(w[wi + 3]);
+          int wi = wbase[b] + (((ib - ib_begin) * KH + ky) * KW + kx) * 4;
+          vec4 w0 = texelFetch(Wt, wi), w1 = texelFetch(Wt, wi + 1), w2 = texelFetch(Wt, wi + 2), w3 = texelFetch(Wt, wi + 3);
           for (int t = 0; t < TILE; ++t) acc[b * TILE + t] += w0 * v[t].x + w1 * v[t].y + w2 * v[t].z + w3 * v[t].w;
         }
       }

@@ -1,6 +1,7 @@
 #version 450
 // Depthwise conv2d (group == C == M): each channel filtered by its own kernel, 4 channels per texel.
-// Each invocation computes TILE neighbouring output pixels of one channel block.
+// Each invocation computes TILE neighbouring output pixels of one channel block, loading each input
+// texel of a kernel row once.
 // spec 3-9: KH, KW, SH, SW, DH, DW, TILE. params: N, CB, H, W, OH, OW, pad_top, pad_left, C,
 // act_min, act_max.
 #include "common.glsl"
@@ -12,16 +13,20 @@ layout(constant_id = 6) const int SW = 1;
 layout(constant_id = 7) const int DH = 1;
 layout(constant_id = 8) const int DW = 1;
 layout(constant_id = 9) const int TILE = 4;
+const int SPAN = (TILE - 1) * SW + (KW - 1) * DW + 1;  // input columns the TILE pixels of a row read
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
-layout(std430, binding = 3) readonly buffer Wt { SVEC4 w[]; };
+TEXELS_IN(3, Wt);
 layout(std430, binding = 4) readonly buffer Bias { SVEC4 bias[]; };
 
 void main() {
   int CB = p[1], H = p[2], W = p[3], OH = p[4], OW = p[5];
-  int ox0 = int(gl_GlobalInvocationID.x) * TILE, oy = int(gl_GlobalInvocationID.y), z = int(gl_GlobalInvocationID.z);
-  if (ox0 >= OW || oy >= OH || z >= p[0] * CB) return;
+  // One invocation per (image and channel block, output row, tile of the row), in that order: a flat
+  // grid keeps every lane busy whatever the layer's shape (7x7 ones too).
+  int tiles = (OW + TILE - 1) / TILE, i = global_index();
+  if (i >= tiles * OH * p[0] * CB) return;
+  int ox0 = (i % tiles) * TILE, oy = (i / tiles) % OH, z = i / (tiles * OH);
   int cb = z % CB;
   vec4 acc[TILE];
   for (int t = 0; t < TILE; ++t) acc[t] = vec4(bias[cb]);
@@ -30,13 +35,12 @@ void main() {
     int iy = iy0 + ky * DH;
     if (iy < 0 || iy >= H) continue;
     int row = (z * H + iy) * W;
+    // Each input texel of the row is loaded once and feeds every (tap, pixel) that reads it.
+    vec4 v[SPAN];
+    for (int s = 0; s < SPAN; ++s) v[s] = ix0 + s >= 0 && ix0 + s < W ? texelFetch(X, row + ix0 + s) : vec4(0.0);
     for (int kx = 0; kx < KW; ++kx) {
-      vec4 wv = vec4(w[(cb * KH + ky) * KW + kx]);
-      for (int t = 0; t < TILE; ++t) {
-        int ix = ix0 + t * SW + kx * DW;
-        if (ix < 0 || ix >= W) continue;
-        acc[t] += wv * vec4(x[row + ix]);
-      }
+      vec4 wv = texelFetch(Wt, (cb * KH + ky) * KW + kx);
+      for (int t = 0; t < TILE; ++t) acc[t] += wv * v[t * SW + kx * DW];
     }
   }
   float lo = pf(9), hi = pf(10);

@@ -35,6 +35,8 @@ MT_UNARY_OP(ceil, CEIL, 18)
 MT_UNARY_OP(erf, ERF, 19)
 MT_UNARY_OP(softplus, SOFTPLUS, 20)
 MT_UNARY_OP(logical_not, LOGICAL_NOT, 21)  // bool tensors are 0.0 / 1.0 here
+MT_UNARY_OP(quantize, QUANTIZE, 22)      // float32 -> int8 values: alpha scale, beta zero point
+MT_UNARY_OP(dequantize, DEQUANTIZE, 23)  // int8 values -> float32: alpha scale, beta zero point
 
 MT_BINARY_OP(add, ADD, 0)
 MT_BINARY_OP(sub, SUB, 1)
@@ -53,6 +55,8 @@ MT_BINARY_OP(greater_or_equal, GREATER_OR_EQUAL, 12)
 MT_BINARY_OP(logical_and, LOGICAL_AND, 13)
 MT_BINARY_OP(logical_or, LOGICAL_OR, 14)
 MT_BINARY_OP(logical_xor, LOGICAL_XOR, 15)
+MT_BINARY_OP(add_int8, ADD_INT8, 16)  // add of int8 operands (binary.comp's int8 parameters)
+MT_BINARY_OP(mul_int8, MUL_INT8, 17)  // mul of int8 operands
 
 #undef MT_UNARY_OP
 #undef MT_BINARY_OP

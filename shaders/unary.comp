@@ -1,5 +1,6 @@
 #version 450
-// Element-wise activations, one invocation per texel; padding lanes stay zero.
+// Element-wise activations, and quantize / dequantize (int8 tensors are stored as floats holding
+// their integer values: int8.glsl), one invocation per texel; padding lanes stay zero.
 // spec 3: OP, a code of op_codes.h. params: texels, texel stride of the packed axis,
 // blocks of the packed axis, its length, alpha, beta.
 #include "common.glsl"
@@ -7,7 +8,7 @@
 
 layout(constant_id = 3) const int OP = 0;
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
 
 // The codes OP takes (op_codes.h, shared with the planner).
@@ -18,8 +19,8 @@ void main() {
   int t = global_index();
   if (t >= p[0]) return;
   float alpha = pf(4), beta = pf(5);
-  AVEC4 a = AVEC4(x[t]);  // cheap ops in the storage precision
-  vec4 v = vec4(x[t]);    // the others in fp32
+  vec4 v = texelFetch(X, t);  // fp32 for most ops
+  AVEC4 a = AVEC4(v);         // cheap ops in the storage precision (exact: v holds a stored value)
   vec4 r;
   if (OP == RELU) r = vec4(max(a, AVEC4(0)));
   else if (OP == CLAMP) r = vec4(clamp_nan(v, alpha, beta));
@@ -43,9 +44,15 @@ void main() {
   else if (OP == ERF) r = erf4(v);
   else if (OP == SOFTPLUS) r = max(v, 0.0) + log(1.0 + exp(-abs(v)));
   else if (OP == LOGICAL_NOT) r = vec4(equal(v, vec4(0)));
+  else if (OP == QUANTIZE) {  // quantize_value of lib/ops/int8_arithmetic.h: NaN becomes the zero point
+    vec4 q = v / alpha;
+    q = mix(q, vec4(0.0), isnan(q));
+    r = roundEven(clamp(q, -128.0 - beta, 127.0 - beta)) + beta;
+  } else if (OP == DEQUANTIZE) r = alpha * (v - beta);
   else r = v;
-  int block = (t / p[1]) % p[2];
-  int valid = p[3] - block * 4;
-  for (int l = valid; l < 4; ++l) r[l] = 0.0;
+  if ((p[3] & 3) != 0) {  // padding lanes only where the packed axis is not a multiple of 4
+    int block = (t / p[1]) % p[2];
+    for (int l = p[3] - block * 4; l < 4; ++l) r[l] = 0.0;
+  }
   y[t] = SVEC4(r);
 }

@@ -9,9 +9,9 @@
 layout(constant_id = 3) const int TILE = 4;
 layout(constant_id = 4) const int OBS = 1;
 
-layout(std430, binding = 1) readonly buffer V { SVEC4 v[]; };
+TEXELS_IN(1, V);
 layout(std430, binding = 2) writeonly buffer M { SVEC4 m[]; };
-layout(std430, binding = 3) readonly buffer U { SVEC4 u[]; };
+TEXELS_IN(3, U);
 
 void main() {
   int N = p[0], ICB = p[1], T = p[2], OCB = p[3];
@@ -25,11 +25,11 @@ void main() {
   int vbase = (pos * N + n) * ICB * T + t0;
   for (int ib = 0; ib < ICB; ++ib) {
     vec4 vt[TILE];
-    for (int t = 0; t < TILE; ++t) vt[t] = t < count ? vec4(v[vbase + ib * T + t]) : vec4(0.0);
+    for (int t = 0; t < TILE; ++t) vt[t] = t < count ? texelFetch(V, vbase + ib * T + t) : vec4(0.0);
     for (int b = 0; b < OBS; ++b) {
       if (b >= blocks) break;
       int wi = ((pos * OCB + ob0 + b) * ICB + ib) * 4;
-      vec4 w0 = vec4(u[wi]), w1 = vec4(u[wi + 1]), w2 = vec4(u[wi + 2]), w3 = vec4(u[wi + 3]);
+      vec4 w0 = texelFetch(U, wi), w1 = texelFetch(U, wi + 1), w2 = texelFetch(U, wi + 2), w3 = texelFetch(U, wi + 3);
       for (int t = 0; t < TILE; ++t) acc[b * TILE + t] += w0 * vt[t].x + w1 * vt[t].y + w2 * vt[t].z + w3 * vt[t].w;
     }
   }

@@ -5,7 +5,7 @@
 // params: N, ICB, H, W, TH, TW (output tiles down and across), pad_top, pad_left.
 #include "common.glsl"
 
-layout(std430, binding = 1) readonly buffer X { SVEC4 x[]; };
+TEXELS_IN(1, X);
 layout(std430, binding = 2) writeonly buffer V { SVEC4 v[]; };
 
 void main() {
@@ -17,7 +17,7 @@ void main() {
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 4; ++c) {
       int iy = iy0 + r, ix = ix0 + c;
-      d[r][c] = iy >= 0 && iy < H && ix >= 0 && ix < W ? vec4(x[(z * H + iy) * W + ix]) : vec4(0.0);
+      d[r][c] = iy >= 0 && iy < H && ix >= 0 && ix < W ? texelFetch(X, (z * H + iy) * W + ix) : vec4(0.0);
     }
   // B^T d (rows), then (B^T d) B (columns); B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].
   vec4 s[4][4];

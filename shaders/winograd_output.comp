@@ -5,7 +5,7 @@
 // params: N, OCB, TH, TW, OH, OW, M (output channels), act_min, act_max.
 #include "common.glsl"
 
-layout(std430, binding = 1) readonly buffer Mt { SVEC4 m[]; };
+TEXELS_IN(1, Mt);
 layout(std430, binding = 2) writeonly buffer Y { SVEC4 y[]; };
 layout(std430, binding = 3) readonly buffer Bias { SVEC4 bias[]; };
 
@@ -17,8 +17,8 @@ void main() {
   // A^T m (rows), then (A^T m) A (columns); A^T = [1 1 1 0; 0 1 -1 -1].
   vec4 s0[4], s1[4];
   for (int c = 0; c < 4; ++c) {
-    vec4 m0 = vec4(m[c * stride + base]), m1 = vec4(m[(4 + c) * stride + base]);
-    vec4 m2 = vec4(m[(8 + c) * stride + base]), m3 = vec4(m[(12 + c) * stride + base]);
+    vec4 m0 = texelFetch(Mt, c * stride + base), m1 = texelFetch(Mt, (4 + c) * stride + base);
+    vec4 m2 = texelFetch(Mt, (8 + c) * stride + base), m3 = texelFetch(Mt, (12 + c) * stride + base);
     s0[c] = m0 + m1 + m2;
     s1[c] = m1 - m2 - m3;
   }

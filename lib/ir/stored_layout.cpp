@@ -13,12 +13,16 @@ struct LayoutName {
   VulkanLayout layout;
   std::string_view tag;
   size_t rank;
+  DType dtype;
 };
-constexpr std::array<LayoutName, 5> kNames{{{VulkanLayout::conv2d, "vk_conv2d", 4},
-                                            {VulkanLayout::conv_transpose2d, "vk_conv_transpose2d", 4},
-                                            {VulkanLayout::depthwise, "vk_depthwise", 4},
-                                            {VulkanLayout::linear, "vk_linear", 2},
-                                            {VulkanLayout::channels, "vk_channels", 1}}};
+constexpr std::array<LayoutName, 8> kNames{{{VulkanLayout::conv2d, "vk_conv2d", 4, DType::f32},
+                                            {VulkanLayout::conv_transpose2d, "vk_conv_transpose2d", 4, DType::f32},
+                                            {VulkanLayout::depthwise, "vk_depthwise", 4, DType::f32},
+                                            {VulkanLayout::linear, "vk_linear", 2, DType::f32},
+                                            {VulkanLayout::channels, "vk_channels", 1, DType::f32},
+                                            {VulkanLayout::conv2d_int8, "vk_conv2d_i8", 4, DType::i8},
+                                            {VulkanLayout::depthwise_int8, "vk_depthwise_i8", 4, DType::i8},
+                                            {VulkanLayout::linear_int8, "vk_linear_i8", 2, DType::i8}}};
 
 const LayoutName& name_of(VulkanLayout layout) {
   for (const LayoutName& name : kNames)
@@ -121,6 +125,7 @@ std::optional<CpuLayout> parse_cpu_layout(std::string_view tag) {
     if (name.tag == tag) return name.layout;
   return std::nullopt;
 }
+bool is_int8_layout(VulkanLayout layout) { return name_of(layout).dtype == DType::i8; }
 
 std::string vulkan_layout_tag(VulkanStorage storage) {
   std::string tag(name_of(storage.layout).tag);
@@ -136,6 +141,7 @@ std::optional<VulkanStorage> parse_vulkan_layout(std::string_view tag) {
   }
   for (const LayoutName& name : kNames)
     if (name.tag == tag) {
+      if (storage.fp16 && name.dtype != DType::f32) return std::nullopt;  // int8 bytes have no fp16 form
       storage.layout = name.layout;
       return storage;
     }
@@ -153,18 +159,20 @@ uint64_t stored_byte_size(DType dtype, const Shape& shape, std::string_view layo
     return times(static_cast<uint64_t>(*count), dtype_size(dtype), layout);
   }
   const LayoutName& name = name_of(vulkan->layout);
-  if (dtype != DType::f32 || shape.size() != name.rank)
-    invalid_input("layout '{}' needs a float32 tensor of rank {}, not {} {}", layout, name.rank, dtype_name(dtype),
-                  shape_str(shape));
+  if (dtype != name.dtype || shape.size() != name.rank)
+    invalid_input("layout '{}' needs a{} {} tensor of rank {}, not {} {}", layout, name.dtype == DType::i8 ? "n" : "",
+                  name.dtype == DType::i8 ? "int8" : "float32", name.rank, dtype_name(dtype), shape_str(shape));
   uint64_t elements = 0;
   switch (vulkan->layout) {
     case VulkanLayout::conv2d:
     case VulkanLayout::conv_transpose2d:  // 16 per (output block, input block, tap)
+    case VulkanLayout::conv2d_int8:
       elements = times(times(blocks(shape[0]), blocks(shape[1]), layout),
                        times(times(static_cast<uint64_t>(shape[2]), static_cast<uint64_t>(shape[3]), layout), 16, layout),
                        layout);
       break;
     case VulkanLayout::depthwise:  // 4 per (channel block, tap)
+    case VulkanLayout::depthwise_int8:
       if (shape[1] != 1) invalid_input("layout '{}' needs one input channel per group, not {}", layout, shape[1]);
       elements = times(times(blocks(shape[0]), static_cast<uint64_t>(shape[2]), layout),
                        times(static_cast<uint64_t>(shape[3]), 4, layout), layout);
@@ -175,8 +183,11 @@ uint64_t stored_byte_size(DType dtype, const Shape& shape, std::string_view layo
     case VulkanLayout::channels:
       elements = times(blocks(shape[0]), 4, layout);
       break;
+    case VulkanLayout::linear_int8:  // 16 per (output block, block of 4 k)
+      elements = times(times(blocks(shape[0]), blocks(shape[1]), layout), 16, layout);
+      break;
   }
-  return times(elements, vulkan->fp16 ? 2 : 4, layout);
+  return times(elements, name.dtype == DType::i8 ? 1 : vulkan->fp16 ? 2 : 4, layout);
 }
 
 }  // namespace mt

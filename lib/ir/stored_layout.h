@@ -23,6 +23,10 @@ enum class VulkanLayout {
   depthwise,         // depthwise conv2d W[C, 1, kH, kW]: per 4 channels, per tap, a vec4
   linear,            // linear W[N, K]: per 4 outputs, per k, a vec4
   channels,          // a bias [M]: vec4 per 4 channels
+  // int8 weights (int8 tensors, 1 byte per weight; per-channel scales stay in the tensor's quant):
+  conv2d_int8,     // conv2d W[M, C, kH, kW]: per 4 outputs, per 4 inputs, per tap, 4 words of 4 inputs
+  depthwise_int8,  // depthwise conv2d W[C, 1, kH, kW]: per 4 channels, per tap, one word of 4
+  linear_int8,     // linear W[N, K]: per 4 outputs, per 4 k, 4 words of 4 k
 };
 
 struct VulkanStorage {
@@ -30,7 +34,10 @@ struct VulkanStorage {
   bool fp16 = false;  // IEEE half floats instead of float32 (the tensor's dtype stays float32)
 };
 
-// The tag of a vulkan layout: "vk_conv2d", ..., with ".f16" appended for fp16 storage.
+// True for the int8 layouts, which keep their bytes in every precision (no ".f16" form).
+bool is_int8_layout(VulkanLayout layout);
+
+// The tag of a vulkan layout: "vk_conv2d", ..., "vk_conv2d_i8", with ".f16" appended for fp16 storage.
 std::string vulkan_layout_tag(VulkanStorage storage);
 // The vulkan layout a tag names, nullopt for any other tag (empty, nhwc, ohwi, unknown).
 std::optional<VulkanStorage> parse_vulkan_layout(std::string_view tag);
@@ -62,9 +69,9 @@ std::string_view cpu_layout_tag(CpuLayout layout);
 std::optional<CpuLayout> parse_cpu_layout(std::string_view tag);
 
 // Bytes a constant of `dtype` and `shape` stored in `layout` occupies. Throws Error(invalid_input)
-// when a vulkan or cpu layout does not fit the tensor (the wrong dtype or rank, a depthwise weight
-// with more than one input channel per group or a non-square kernel, a Winograd weight that is not
-// 3x3) or the size would not fit 64 bits.
+// when a vulkan or cpu layout does not fit the tensor (the wrong dtype: float32, or int8 for the
+// int8 layouts; the wrong rank, a depthwise weight with more than one input channel per group or a
+// non-square kernel, a Winograd weight that is not 3x3) or the size would not fit 64 bits.
 uint64_t stored_byte_size(DType dtype, const Shape& shape, std::string_view layout);
 
 }  // namespace mt

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <utility>
 
 namespace mt {
 
@@ -36,5 +38,14 @@ inline int8_t requantize(int32_t acc, float multiplier, int32_t zero_point, int3
 // inputs, so both must evaluate the same float32 expression.
 inline float int8_hardswish_function(float v) { return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f; }
 inline float int8_silu_function(float v) { return v / (1.0f + std::exp(-v)); }
+// A fused clamp [act_min, act_max] (bounds at or beyond +-FLT_MAX mean none) in the int8 values of
+// an output with these parameters: the quantized bounds, clamped to the int8 range, hi >= lo.
+inline std::pair<int32_t, int32_t> int8_clamp_bounds(double act_min, double act_max, float scale, int32_t zero_point) {
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  double lo = -128, hi = 127;
+  if (act_min > -kFloatMax) lo = std::clamp(std::nearbyint(act_min / scale) + zero_point, -128.0, 127.0);
+  if (act_max < kFloatMax) hi = std::clamp(std::nearbyint(act_max / scale) + zero_point, -128.0, 127.0);
+  return {static_cast<int32_t>(lo), static_cast<int32_t>(std::max(lo, hi))};
+}
 
 }  // namespace mt

@@ -21,7 +21,14 @@ enum class QuantRole : uint8_t { float_only, int8_compute, int8_data_movement };
 
 // Backends with a kernel for an op: the bits of OpInfo::kernels.
 namespace op_kernels {
-enum : uint8_t { reference = 1 << 0, reference_int8 = 1 << 1, cpu = 1 << 2, cpu_int8 = 1 << 3, vulkan = 1 << 4 };
+enum : uint8_t {
+  reference = 1 << 0,
+  reference_int8 = 1 << 1,
+  cpu = 1 << 2,
+  cpu_int8 = 1 << 3,
+  vulkan = 1 << 4,
+  vulkan_int8 = 1 << 5
+};
 }
 
 // Floating-point operations of one run of a node (lib/ops/flops.h).

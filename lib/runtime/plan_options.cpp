@@ -43,6 +43,8 @@ PlanOptions PlanOptions::from_environment() {
     options.cpu_target = parse_cpu_target(value);
     if (!options.cpu_target) fail(ExitCode::usage, "MT_CPU_TARGET must be generic, avx2 or avx512, got '{}'", value);
   }
+  if (std::getenv("MT_VULKAN_INT8_DOT") != nullptr)
+    options.vulkan_int8_dot = switch_from_environment("MT_VULKAN_INT8_DOT", true);
   return options;
 }
 

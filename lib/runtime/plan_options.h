@@ -47,12 +47,20 @@ struct PlanOptions {
   // micro-kernels are chosen by XNNPACK and stay as they are.
   std::optional<CpuTarget> cpu_target;
 
+  // The vulkan backend's: int8 convs and linear layers on the device's int8 dot products
+  // (VK_KHR_shader_integer_dot_product) where it has them: unset, where the device calls them
+  // accelerated (lavapipe emulates them: 1.35x slower there than fp32 sums); true, wherever it has
+  // them; false, never (the shaders unpack the weights and sum in fp32). Outputs are equal (exact
+  // integer sums either way).
+  std::optional<bool> vulkan_int8_dot;
+
   // The defaults, with the kernel paths as the environment sets them: MT_CPU_WINOGRAD (winograd),
   // MT_CPU_AVX512_GEMM (packed_gemm), MT_CPU_INT8_VNNI (int8_vnni), MT_CPU_DEPTHWISE (depthwise),
-  // MT_CPU_STEM_CONV (stem_conv), MT_CPU_CONV_FUSION (conv_fusion), each "1" or "0", unset for the
-  // default, and MT_CPU_TARGET (cpu_target: generic, avx2 or avx512). Any other value is
-  // Error(usage) naming the variable, on every machine (also one whose CPU cannot take the path),
-  // so that a typo never measures the wrong thing silently.
+  // MT_CPU_STEM_CONV (stem_conv), MT_CPU_CONV_FUSION (conv_fusion), MT_VULKAN_INT8_DOT
+  // (vulkan_int8_dot, unset when the variable is), each "1" or "0", unset for the default, and
+  // MT_CPU_TARGET (cpu_target: generic, avx2 or avx512). Any other value is Error(usage) naming the
+  // variable, on every machine (also one whose CPU cannot take the path), so that a typo never
+  // measures the wrong thing silently.
   static PlanOptions from_environment();
 };
 

@@ -56,6 +56,64 @@ for name in $models; do
 done
 echo "vulkan matches cpu on $count models (fp32 and fp16)"
 
+# int8 models: mt-quantize's mobilenet_v3_small (calibrated on its own input: conv, depthwise and
+# pointwise, add, mul, hardswish, hardsigmoid, global average pooling, linear) and pre-quantized
+# ONNX through mt-convert's QDQ import (scripts/make_qdq_test_models.py: conv, depthwise, Gemm,
+# MatMul, Add, max/avg/global pooling, Concat, QLinearConv, QLinearMatMul, zero points). The vulkan
+# shaders compute the reference kernels' integers exactly (exact sums, the same fp32
+# requantization), so fp32 and fp16 plans hold the same int8 values and differ only in the float
+# outputs' rounding; the cpu backend's XNNPACK int8 operators (on CPUs without AVX512-VNNI) may land
+# one step away per layer. Tolerance (mt-quantize(1), BACKENDS): every element within 1e-2 x the
+# output's range (2.5 steps of an output quantized over its range), cosine >= 0.9999; the QDQ
+# models within one step of their output scale. Each with int8 dot products (MT_VULKAN_INT8_DOT=1:
+# lavapipe has them, though it does not call them accelerated) and without (MT_VULKAN_INT8_DOT=0: fp32
+# sums of unpacked weights).
+model="$work/mobilenet_v3_small.mt"
+input="$MT_TEST_MODELS/mobilenet_v3_small/input.npy"
+mt-fuse -q --no-verify "$model" -o "$work/fused.mt" && mt-quantize -q "$work/fused.mt" --calibration "$input" -o "$work/int8.mt" ||
+  fail "mt-quantize of mobilenet_v3_small failed"
+mt-run -q --device cpu "$work/int8.mt" --input "$input" --output "$work/int8.cpu.npy" >/dev/null || fail "int8: the cpu backend failed"
+for precision in fp32 fp16; do
+  for dot in 1 0; do
+    MT_VULKAN_INT8_DOT=$dot mt-run -q --device vulkan --precision "$precision" "$work/int8.mt" --input "$input" \
+      --compare "$work/int8.cpu.npy" --atol-range 1e-2 --rtol 0 --min-cosine 0.9999 >"$work/int8.txt" ||
+      fail "int8 mobilenet_v3_small: vulkan $precision (MT_VULKAN_INT8_DOT=$dot) differs from cpu: $(grep compare "$work/int8.txt" || true)"
+    echo "int8 mobilenet_v3_small $precision, int8 dot products $dot: $(grep -o 'max abs error.*' "$work/int8.txt")"
+  done
+done
+/usr/bin/python3 - "$MT_SOURCE_DIR/scripts" "$work/qdq" <<'PY' || fail "QDQ models on vulkan"
+import os, subprocess, sys
+import numpy as np
+import onnx
+sys.path.insert(0, sys.argv[1])
+import make_qdq_test_models
+work = sys.argv[2]
+os.makedirs(work)
+failures, checked = [], 0
+for name, scale, counts in make_qdq_test_models.write_all(work):
+    if counts is None or counts[0] == 0:  # only the models with int8 ops
+        continue
+    base = os.path.join(work, name)
+    subprocess.run(["mt-convert", "-q", base + ".onnx", "-o", base + ".mt"], check=True)
+    inputs = sorted(f for f in os.listdir(work) if f.startswith(name + ".in") and f.endswith(".npy"))
+    names = [i.name for i in onnx.load(base + ".onnx").graph.input]
+    feeds = [a for n, f in zip(names, inputs) for a in ("--input", f"{n}={os.path.join(work, f)}")]
+    outputs = {}
+    for device, env in [("cpu", {}), ("vulkan", {"MT_VULKAN_INT8_DOT": "1"}), ("vulkan", {"MT_VULKAN_INT8_DOT": "0"})]:
+        out = f"{base}.{device}{env.get('MT_VULKAN_INT8_DOT', '')}.npy"
+        subprocess.run(["mt-run", "-q", "--device", device, base + ".mt", *feeds, "--output", out], check=True,
+                       env={**os.environ, **env}, stdout=subprocess.DEVNULL)
+        outputs[out] = np.load(out)
+    cpu, *gpu = outputs.values()
+    steps = max(float(np.max(np.abs(g - cpu))) / scale for g in gpu)
+    print(f"QDQ {name}: vulkan within {steps:.3f} output steps of cpu")
+    checked += 1
+    if not steps <= 1.0 + 1e-4:
+        failures.append(f"{name}: vulkan {steps:.3f} output steps from cpu")
+assert checked >= 9, checked
+sys.exit("; ".join(failures) if failures else 0)
+PY
+
 # Pipeline cache: a cold start in an empty cache directory, then a warm one.
 export XDG_CACHE_HOME="$work/cold-cache"
 model="$work/mobilenet_v2.mt"

@@ -74,6 +74,64 @@ PY
 done
 echo "prepacked vulkan models match the unprepacked ones: $count (model, precision) pairs"
 
+# An int8 model (mt-quantize of mobilenet_v3_small): its int8 conv2d, depthwise and linear weights are
+# stored int8 in the vk_conv2d_i8, vk_depthwise_i8 and vk_linear_i8 layouts whatever the precision
+# (one byte a weight plus channel padding: a quarter of the fp32 layouts' bytes), int32 biases stay
+# row-major; the outputs are exactly those of the unprepacked int8 model in the same precision.
+int8_input="$MT_TEST_MODELS/mobilenet_v3_small/input.npy"
+mt-quantize -q "$work/mobilenet_v3_small.mt" --calibration "$int8_input" -o "$work/int8.mt" || fail "mt-quantize failed"
+for precision in fp32 fp16; do
+  mt-prepack -q --backend vulkan --precision "$precision" "$work/int8.mt" -o "$work/int8.$precision.mt" ||
+    fail "int8: mt-prepack $precision failed"
+  mt-run -q --device vulkan --precision "$precision" "$work/int8.mt" --input "$int8_input" \
+    --output "$work/int8.$precision.npy" >/dev/null || fail "int8: the unprepacked model failed on vulkan $precision"
+  mt-run -q --device vulkan "$work/int8.$precision.mt" --input "$int8_input" --compare "$work/int8.$precision.npy" \
+    --atol 0 --rtol 0 >"$work/out" || fail "int8: prepacked $precision differs: $(grep compare "$work/out" || true)"
+  "$python" - "$work/int8.$precision.mt" "$work/mobilenet_v3_small.fp32.mt" "$MT_SOURCE_DIR/tests/integration" <<'PY' ||
+import sys
+sys.path.insert(0, sys.argv[3])
+import mtfile
+_, g, _ = mtfile.read(sys.argv[1])
+_, fp32, _ = mtfile.read(sys.argv[2])
+tensors = {t["name"]: t for t in g["tensors"]}
+int8_bytes = numel = 0
+for n in g["nodes"]:
+    if n["op"] not in ("conv2d", "linear"):
+        continue
+    w = tensors[n["inputs"][1]]
+    assert w["dtype"] == "int8", (n["name"], w["dtype"])
+    depthwise = n["op"] == "conv2d" and n["attrs"].get("group", 1) > 1
+    expected = "vk_linear_i8" if n["op"] == "linear" else "vk_depthwise_i8" if depthwise else "vk_conv2d_i8"
+    assert w.get("layout") == expected, (n["name"], w.get("layout"), expected)
+    if len(n["inputs"]) > 2 and n["inputs"][2]:
+        b = tensors[n["inputs"][2]]
+        assert b["dtype"] == "int32" and not b.get("layout"), (n["name"], b)
+    int8_bytes += w["size"]
+    count = 1
+    for d in w["shape"]:
+        count *= d
+    numel += count
+fp32_bytes = sum(t["size"] for t in fp32["tensors"] if t.get("layout", "") in ("vk_conv2d", "vk_depthwise", "vk_linear"))
+print(f"int8 weights in vulkan layouts: {int8_bytes} bytes for {numel} weights; fp32 layouts: {fp32_bytes} bytes "
+      f"({fp32_bytes / int8_bytes:.2f}x)")
+assert int8_bytes < 1.1 * numel and fp32_bytes > 3.6 * int8_bytes, (int8_bytes, numel, fp32_bytes)
+PY
+    fail "int8: layouts of the $precision model"
+done
+tamper_int8() {  # OUT PYTHON: edit the first tensor with a vk_conv2d_i8 layout (t)
+  "$python" "$mtfile" edit "$work/int8.fp32.mt" "$work/$1" "t = next(t for t in g['tensors'] if t.get('layout') == 'vk_conv2d_i8')
+$2"
+}
+tamper_int8 i8rank.mt 't["layout"] = "vk_linear_i8"'
+expect 3 "layout 'vk_linear_i8' needs an int8 tensor of rank 2" mt-run --device vulkan "$work/i8rank.mt" --input "$int8_input"
+# No fp16 form of an int8 layout: an unknown tag (row-major, here of the same size), which vulkan refuses.
+tamper_int8 i8f16.mt 't["layout"] = "vk_conv2d_i8.f16"'
+expect 4 "has layout 'vk_conv2d_i8.f16', which vulkan does not read here" \
+  mt-run --device vulkan "$work/i8f16.mt" --input "$int8_input"
+tamper_int8 i8dtype.mt 't["layout"] = "vk_conv2d"'
+expect 3 "layout 'vk_conv2d' needs a float32 tensor of rank 4, not int8" mt-run --device vulkan "$work/i8dtype.mt" --input "$int8_input"
+echo "int8 model prepacked for vulkan: weights int8 in both precisions, outputs equal"
+
 m="$work/mobilenet_v3_small"
 input="$MT_TEST_MODELS/mobilenet_v3_small/input.npy"
 mt-opnames --check vulkan "$m.fp16.mt" > /dev/null || fail "mt-opnames --check vulkan refuses the prepacked model"

@@ -30,3 +30,18 @@ for name in mobilenet_v3_small squeezenet1_1 shufflenet_v2_x1_0 mobilenet_v2 lra
     echo "$name ($precision): no validation errors"
   done
 done
+
+# An int8 model (mt-quantize of the fused mobilenet_v3_small, as vulkan_models.sh: the int8 shaders,
+# quantize and dequantize), with int8 dot products (the extension and feature enabled) and without.
+input="$MT_TEST_MODELS/mobilenet_v3_small/input.npy"
+mt-fuse -q --no-verify "$work/mobilenet_v3_small.mt" -o "$work/fused.mt" &&
+  mt-quantize -q "$work/fused.mt" --calibration "$input" -o "$work/int8.mt" || fail "mt-quantize failed"
+mt-run -q --device cpu "$work/int8.mt" --input "$input" --output "$work/int8.cpu.npy" >/dev/null
+for run in "fp32 1" "fp32 0" "fp16 1"; do
+  read -r precision dot <<<"$run"
+  MT_VULKAN_INT8_DOT=$dot mt-run -v --device vulkan --precision "$precision" "$work/int8.mt" --input "$input" \
+    --compare "$work/int8.cpu.npy" --atol-range 1e-2 --rtol 0 --min-cosine 0.9999 >/dev/null 2>"$work/log" ||
+    fail "int8 ($precision, MT_VULKAN_INT8_DOT=$dot) under validation: $(grep -m3 -i 'error\|fail' "$work/log" || tail -3 "$work/log")"
+  if grep -q "error: vulkan validation" "$work/log"; then fail "int8 ($precision): $(grep -m3 'error: vulkan validation' "$work/log")"; fi
+  echo "int8 mobilenet_v3_small ($precision, int8 dot products $dot): no validation errors"
+done

@@ -93,6 +93,9 @@ void add_conv_cases(CaseTable& t) {
       {.name = "stem 7x7 s2 p3 asymmetric 4->48", .n = 1, .c = 4, .h = 16, .w = 18, .m = 48, .kh = 7, .kw = 7, .strides = {2, 2}, .pads = {3, 2, 3, 3}},
       // A dilated indirect GEMM whose outer taps lie in the padding for whole row blocks (left out).
       {.name = "indirect 3x3 dilation 6 p6 on 7x7 16->20", .n = 1, .c = 16, .h = 7, .w = 7, .m = 20, .kh = 3, .kw = 3, .pads = {6, 6, 6, 6}, .dilations = {6, 6}},
+      // A plane of at least 56x56 pixels: vulkan's pointwise shader takes 8 a time (ops_conv.cpp),
+      // 3249 of them, one left over.
+      {.name = "1x1 pointwise 57x57 6->10", .n = 1, .c = 6, .h = 57, .w = 57, .m = 10, .kh = 1, .kw = 1},
   };
   for (const auto& c : convs) add(t, "conv2d", c);
 

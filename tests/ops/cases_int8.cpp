@@ -73,6 +73,10 @@ void add_int8_cases(CaseTable& t) {
       {"int8 depthwise 5x5 s1 pads 2, 37 channels relu", {1, 37, 8, 7}, {37, 1, 5, 5}, {1, 1}, {2, 2, 2, 2}, 37,
        0.2f, true, true},
       {"int8 depthwise 5x5 s2 pads 2, 24 channels", {1, 24, 11, 11}, {24, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, 24, 0.4f},
+      // Long sums: the vulkan shaders without int8 dot products add in fp32 and flush into int32
+      // every 1024 products (shaders/conv2d_int8.glsl): 30 input blocks of 3x3 taps, 275 of 1x1.
+      {"int8 3x3 pads 1 120->8, long sums", {1, 120, 5, 5}, {8, 120, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, 1.5f},
+      {"int8 pointwise 1100->6, long sums", {1, 1100, 2, 3}, {6, 1100, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, 1.5f},
   };
   for (const ConvInt8& c : convs) {
     OpCase oc{.name = c.name, .output_quant = {per_tensor(c.y_scale, -5)}, .integer_tolerance = 1};
@@ -93,6 +97,9 @@ void add_int8_cases(CaseTable& t) {
                    .inputs = {int8_input({11, 37}, 0.05f, 9), int8_weights({19, 37}), int32_bias(19)},
                    .attrs = {{"act_min", 0.0}},
                    .output_quant = {per_tensor(0.2f, -100)}, .integer_tolerance = 1});
+  t.add("linear", {.name = "int8 k 1300 (split across a vulkan workgroup), 6 outputs",
+                   .inputs = {int8_input({2, 1300}, 0.05f, 5), int8_weights({6, 1300}), int32_bias(6)},
+                   .output_quant = {per_tensor(1.5f, 0)}, .integer_tolerance = 1});
   t.add("linear", {.name = "int8 k 3, 40 outputs",
                    .inputs = {int8_input({4, 3}, 0.05f, -100), int8_weights({40, 3})},
                    .output_quant = {per_tensor(0.1f, 0)}, .integer_tolerance = 1});

@@ -83,6 +83,9 @@ const std::map<std::string, double, std::less<>> kFp16Tolerance = {
     {"logical_xor", kCopy},
     {"logical_not", kCopy},
     {"where", kCopy},
+    // int8 <-> float32 conversions at the graph's edges.
+    {"quantize", kCopy},
+    {"dequantize", kArithmetic},
 };
 
 PlanOptions cpu_options(int threads, bool own_kernels = true, bool winograd = true, bool depthwise_and_stems = true) {
@@ -102,9 +105,10 @@ PlanOptions generic_options() {
   return options;
 }
 
-PlanOptions vulkan_options(const std::string& precision) {
+PlanOptions vulkan_options(const std::string& precision, std::optional<bool> int8_dot = std::nullopt) {
   PlanOptions options;
   options.precision = precision;
+  options.vulkan_int8_dot = int8_dot;
   return options;
 }
 
@@ -129,6 +133,9 @@ const std::set<std::string, std::less<>> kDepthwiseOps = {"conv2d"};
 // and linear weights for vulkan.
 const std::set<std::string, std::less<>> kCpuPrepackedOps = {"conv2d", "conv_transpose2d", "linear"};
 const std::set<std::string, std::less<>> kVulkanPrepackedOps = {"conv2d", "conv_transpose2d", "linear"};
+// int8 conv2d and linear sum on int8 dot products where the device calls them accelerated, else in fp32;
+// forced on here where it has them at all (lavapipe emulates them).
+const std::set<std::string, std::less<>> kVulkanInt8DotOps = {"conv2d", "linear"};
 
 }  // namespace
 
@@ -162,6 +169,8 @@ const std::vector<Variant>& option_matrix() {
        .prepack = PrepackOptions{.cpu_target = CpuTarget::generic}, .ops = kCpuPrepackedOps},
       {.name = "vulkan", .backend = "vulkan", .options = vulkan_options("fp32")},
       {.name = "vulkan fp16", .backend = "vulkan", .options = vulkan_options("fp16"), .tolerances = &kFp16Tolerance},
+      {.name = "vulkan, int8 dot products", .backend = "vulkan", .options = vulkan_options("fp32", true),
+       .ops = kVulkanInt8DotOps, .int8_cases_only = true},
       // One prepacked variant on lavapipe, the slowest device: fp16 packing both reorders the weights
       // and converts them (tests/integration/vulkan_prepack.sh runs real models packed in both).
       {.name = "vulkan fp16, prepacked", .backend = "vulkan", .options = vulkan_options("fp16"),

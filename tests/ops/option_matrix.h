@@ -26,10 +26,16 @@ struct Variant {
   // The ops whose kernels this variant changes; empty: every op. Re-running kernels that another
   // variant already runs the same way would only cost time (lavapipe is slow).
   std::set<std::string, std::less<>> ops;
+  // Only the cases whose first input is quantized int8 (a variant that changes int8 kernels only).
+  bool int8_cases_only = false;
   // Per-op tolerances replacing the cases' own (vulkan fp16); null: the case's OpCase::tolerance.
   const std::map<std::string, double, std::less<>>* tolerances = nullptr;
 
   bool applies_to(std::string_view op) const { return ops.empty() || ops.count(op) != 0; }
+  bool applies_to(std::string_view op, const OpCase& c) const {
+    return applies_to(op) &&
+           (!int8_cases_only || (!c.inputs.empty() && c.inputs[0].dtype == DType::i8 && c.inputs[0].quant));
+  }
   // The allowed error of a float output of `op` (OpCase::tolerance's meaning); nullopt when the
   // variant has a tolerance table without `op`, which the harness reports as a failure.
   std::optional<double> tolerance(std::string_view op, const OpCase& c) const;

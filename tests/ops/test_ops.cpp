@@ -115,7 +115,7 @@ TEST_CASE("every backend matches the reference on every op case, in every varian
       for (const RunnableVariant& runnable : variants) {
         const Variant* variant = runnable.variant;
         const Backend* backend = runnable.backend;
-        if (!variant->applies_to(op)) continue;
+        if (!variant->applies_to(op, c)) continue;
         auto refusal = refusals.find(backend);
         if (refusal == refusals.end())
           refusal = refusals.emplace(backend, backend->check_node(built.graph, built.graph.nodes[0])).first;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/cpu/plan/kernel_table.h"
+#include "lib/ops/int8_params.h"
 #include "lib/ir/tensor.h"
 
 namespace mt::cpu {
@@ -56,17 +57,7 @@ void plan_global_avg_pool_int8_vnni(NodeContext& context);
 // convs apply it to their own output when such a node alone reads it.
 std::optional<std::array<int8_t, 256>> int8_activation_table(const Graph& graph, const Node& node);
 
-// Per-tensor scale and zero point of an int8 activation.
-struct Int8Params {
-  float scale = 1.0f;
-  int32_t zero_point = 0;
-  bool operator==(const Int8Params&) const = default;
-};
-// nullopt if `tensor` is int8 with per-tensor parameters, else the reason.
-std::optional<std::string> check_int8_activation(const Graph& graph, const std::string& tensor);
-Int8Params int8_params(const TensorInfo& info);
-// The weights' per-output-channel scales (a per-tensor scale repeated).
-std::vector<float> int8_weight_scales(const TensorInfo& w);
+// Int8Params, check_int8_activation, int8_params, int8_weight_scales: lib/ops/int8_params.h.
 // The node's fused act_min / act_max clamp as int8 bounds of output parameters `y`.
 std::pair<int8_t, int8_t> int8_output_bounds(const Node& node, Int8Params y);
 

@@ -46,18 +46,18 @@ void plan_conv2d_winograd(NodeContext& ctx) {
   const int v = ctx.scratch(16 * n * in_blocks * tiles);
   const int products = ctx.scratch(16 * n * out_blocks * tiles);
 
-  ctx.dispatch("winograd_input", {64, 1, 1}, {}, {NodeContext::read(x), NodeContext::write(v)},
+  ctx.dispatch("winograd_input", {64, 1, 1}, {}, {NodeContext::fetch(x), NodeContext::write(v)},
                Params().i(n).i(in_blocks).i(h).i(w).i(tiles_down).i(tiles_across).i(window.pad_begin[0])
                    .i(window.pad_begin[1]),
                {ceil_div(tiles, 64), u32(n * in_blocks), 1});
 
   const ConvGrid grid = conv_grid(ceil_div(tiles, kTile), n, out_blocks, true, 16);  // z: the 16 positions
   ctx.dispatch("winograd_gemm", grid.local, {kTile, grid.blocks_per_invocation},
-               {NodeContext::read(v), NodeContext::write(products), NodeContext::read(u)},
+               {NodeContext::fetch(v), NodeContext::write(products), NodeContext::fetch(u)},
                Params().i(n).i(in_blocks).i(tiles).i(out_blocks), grid.groups);
 
   ctx.dispatch("winograd_output", {64, 1, 1}, {},
-               {NodeContext::read(products), NodeContext::write(y), NodeContext::read(bias)},
+               {NodeContext::fetch(products), NodeContext::write(y), NodeContext::read(bias)},
                Params().i(n).i(out_blocks).i(tiles_down).i(tiles_across).i(oh).i(ow).i(m).f(lo).f(hi),
                {ceil_div(tiles, 64), u32(n * out_blocks), 1});
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/vulkan/plan/kernel_table.h"
+#include "lib/ops/int8_params.h"
 
 namespace mt::vulkan {
 
@@ -39,8 +40,33 @@ MT_VULKAN_OP(pad)
 MT_VULKAN_OP(gather)
 // ops_resize.cpp
 MT_VULKAN_OP(resize)
+// ops_int8.cpp: the int8 variants (kernel_table.cpp's int8 table, for nodes whose first input is
+// int8); the other int8 ops plan with their float planners (binary, pool2d, global_pool, the shape
+// ops), which read the int8 parameters themselves.
+MT_VULKAN_OP(conv2d_int8)
+MT_VULKAN_OP(linear_int8)
+MT_VULKAN_OP(lookup_int8)  // sigmoid, hardswish, hardsigmoid as a 256-entry table
+std::optional<std::string> check_binary_int8(const Graph& graph, const Node& node);
+std::optional<std::string> check_pool2d_int8(const Graph& graph, const Node& node);
+std::optional<std::string> check_global_pool_int8(const Graph& graph, const Node& node);
+std::optional<std::string> check_data_movement_int8(const Graph& graph, const Node& node);
 
 #undef MT_VULKAN_OP
+
+// A node of the int8 table: its first input is int8 with parameters (dequantize, int8 in and
+// float32 out, is a float node).
+bool is_int8_node(const Graph& graph, const Node& node);
+
+// How many invocations of a linear shader's workgroup share one output block's K axis of
+// `k_blocks` blocks of 4 (the rest of the 64 take other outputs): a power of two up to 8 that
+// leaves each at least 4 blocks. Measured on lavapipe (1280 -> 1000, CPU time): 8 is the fastest of
+// 1 to 64; one invocation per output block takes several times as long, 64 about twice (the
+// reduction's barriers cost more than they share).
+inline uint32_t linear_split(int64_t k_blocks) {
+  uint32_t split = 1;
+  while (split < 8 && static_cast<int64_t>(split) * 8 <= k_blocks) split *= 2;
+  return split;
+}
 
 // The fused clamp of a node (act_min, act_max): a bound at +-FLT_MAX means none (infinite).
 std::pair<double, double> activation_bounds(const Node& node);

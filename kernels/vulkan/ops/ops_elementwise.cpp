@@ -1,12 +1,14 @@
-// Element-wise ops: activations and logical_not (shaders/unary.comp), binary arithmetic with
-// broadcasting, prelu, comparisons and boolean ops (binary.comp), where (select.comp), and unfused
-// batch_norm as a per-channel affine map (channel_affine.comp). Bool tensors are 0.0 / 1.0 here.
+// Element-wise ops: activations, logical_not and quantize / dequantize (shaders/unary.comp), binary
+// arithmetic with broadcasting, prelu, comparisons and boolean ops (binary.comp, also int8 add and
+// mul), where (select.comp), and unfused batch_norm as a per-channel affine map (channel_affine.comp).
+// Bool tensors are 0.0 / 1.0 here.
 #include <cmath>
 #include <limits>
 #include <map>
 
 #include "kernels/vulkan/ops/ops.h"
 #include "kernels/vulkan/plan/weight_layout.h"
+#include "lib/ops/int8_arithmetic.h"
 #include "lib/ops/registry.h"
 
 namespace mt::vulkan {
@@ -24,7 +26,9 @@ const std::map<std::string_view, uint32_t> kBinaryOps = {
 
 }  // namespace
 
-std::optional<std::string> check_unary(const Graph&, const Node& node) {
+std::optional<std::string> check_unary(const Graph& graph, const Node& node) {
+  if (node.op == "quantize") return check_int8_activation(graph, node.outputs.at(0));
+  if (node.op == "dequantize") return check_int8_activation(graph, node.inputs.at(0));
   if (node.op == "gelu") {
     const std::string& approximate = attr_string(node, "approximate");
     if (approximate != "none" && approximate != "tanh") return fmt::format("gelu approximate \"{}\" not supported", approximate);
@@ -44,12 +48,24 @@ void plan_unary(NodeContext& ctx) {
     if (node.op == "hardsigmoid") beta = attr_float(node, "beta");
   } else if (node.op == "gelu" && attr_string(node, "approximate") == "tanh") {
     op = kUnaryOps.at("gelu_tanh");
+  } else if (node.op == "quantize" || node.op == "dequantize") {
+    const Int8Params q = int8_params(node.op == "quantize" ? ctx.output_info(0) : ctx.input_info(0));
+    alpha = q.scale;
+    beta = q.zero_point;
+  }
+  if (const int staging = ctx.graph_input_staging(0); node.op == "quantize" && staging >= 0) {
+    // A graph input quantized as it is packed, from its float32 values (not rounded to fp16 first).
+    const Tensor y = ctx.output(0);
+    ctx.dispatch("pack", {64, 1, 1}, {2}, {NodeContext::read(staging), NodeContext::write(y)},
+                 Params().i(y.layout.texels).view(y.view()).f(alpha).i(static_cast<int64_t>(beta)),
+                 linear_groups(y.layout.texels));
+    return;
   }
   const Tensor& x = ctx.input(0);
   const Tensor y = ctx.output(0);
   const PackedLayout& layout = y.layout;
   const auto p = static_cast<size_t>(layout.packed_axis);
-  ctx.dispatch("unary", {64, 1, 1}, {op}, {NodeContext::read(x), NodeContext::write(y)},
+  ctx.dispatch("unary", {64, 1, 1}, {op}, {NodeContext::fetch(x), NodeContext::write(y)},
                Params().i(layout.texels).i(layout.strides[p]).i(layout.blocks()).i(layout.dims[p]).f(alpha).f(beta),
                linear_groups(layout.texels));
 }
@@ -68,7 +84,7 @@ void plan_binary(NodeContext& ctx) {
       shape.insert(shape.begin(), static_cast<size_t>(out.rank) - shape.size(), 1);
       Tensor t;
       t.layout = packed_layout(shape);
-      t.buffer = ctx.weights(pack_tensor(ctx.constant(i), shape));
+      t.buffer = ctx.weights(pack_tensor(ctx.constant_values(i).data(), shape));
       return t;
     }
     return ctx.input(i);
@@ -76,12 +92,35 @@ void plan_binary(NodeContext& ctx) {
   const Tensor a = operand(0), b = operand(1);
   const View va = aligned(a.view(), out.rank), vb = aligned(b.view(), out.rank);
   const bool texels = va.packed == out.packed && vb.packed == out.packed;
+  const bool int8 = is_int8_node(ctx.graph(), node);
   double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
   if (node.op == "add") std::tie(lo, hi) = activation_bounds(node);
+  Params params;
+  if (int8) {  // int8 clamp bounds, and binary.comp's int8 parameters after the views
+    const Int8Params qa = int8_params(ctx.input_info(0)), qb = int8_params(ctx.input_info(1)),
+                     qy = int8_params(ctx.output_info(0));
+    std::tie(lo, hi) = std::pair{-128.0, 127.0};
+    if (node.op == "add")
+      std::tie(lo, hi) =
+          int8_clamp_bounds(attr_float(node, "act_min"), attr_float(node, "act_max"), qy.scale, qy.zero_point);
+    const float a_multiplier = node.op == "mul" ? qa.scale * qb.scale / qy.scale : qa.scale / qy.scale;
+    params.i(qa.zero_point).i(qb.zero_point).f(a_multiplier).f(qb.scale / qy.scale).i(qy.zero_point);
+  }
   const int64_t count = texels ? y.layout.texels : numel(y.layout.dims);
-  ctx.dispatch("binary", {64, 1, 1}, {kBinaryOps.at(node.op), texels ? 0u : 1u},
-               {NodeContext::read(a), NodeContext::read(b), NodeContext::write(y)},
-               Params().i(count).f(lo).f(hi).view(out).view(va).view(vb), linear_groups(count));
+  // binary.comp's A_KIND / B_KIND: how an operand's texel follows from the output's index.
+  auto kind = [&](const View& v) -> uint32_t {
+    if (v.dims == out.dims) return 1;  // same shape: same texel
+    bool channel = v.dims[static_cast<size_t>(out.packed)] == out.dims[static_cast<size_t>(out.packed)];
+    for (int a = 0; a < out.rank; ++a)
+      if (a != out.packed && v.dims[static_cast<size_t>(a)] != 1) channel = false;
+    bool leading_ones = true;  // the output's axes before the packed one are all 1 (one image)
+    for (int a = 0; a < out.packed; ++a) leading_ones = leading_ones && out.dims[static_cast<size_t>(a)] == 1;
+    return channel && leading_ones ? 2 : 0;
+  };
+  const uint32_t code = kBinaryOps.at(int8 ? node.op + "_int8" : node.op);
+  ctx.dispatch("binary", {64, 1, 1}, {code, texels ? 0u : 1u, texels ? kind(va) : 0u, texels ? kind(vb) : 0u},
+               {NodeContext::fetch(a), NodeContext::fetch(b), NodeContext::write(y)},
+               Params().i(count).f(lo).f(hi).view(out).view(va).view(vb).append(params), linear_groups(count));
 }
 
 std::optional<std::string> check_where(const Graph&, const Node&) { return std::nullopt; }

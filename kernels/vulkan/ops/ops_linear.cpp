@@ -1,5 +1,6 @@
 // linear (constant weights packed per block of 4 outputs, at planning or by mt-prepack) and matmul
 // (numpy semantics, any operands).
+#include "kernels/vulkan/ops/conv_grid.h"
 #include "kernels/vulkan/ops/ops.h"
 #include "kernels/vulkan/plan/weight_layout.h"
 
@@ -24,10 +25,11 @@ void plan_linear(NodeContext& ctx) {
   const Tensor y = ctx.output(0);
   // The last axis is the packed one for tensors of rank 1 and 2 (packed_layout.h).
   const bool k_packed = x.layout.dims.size() <= 2, n_packed = y.layout.dims.size() <= 2;
-  ctx.dispatch("linear", {64, 1, 1}, {},
-               {NodeContext::read(x), NodeContext::write(y), NodeContext::read(weights), NodeContext::read(bias)},
+  const uint32_t split = linear_split((k + 3) / 4);
+  ctx.dispatch("linear", {split, 64 / split, 1}, {split},
+               {NodeContext::fetch(x), NodeContext::write(y), NodeContext::fetch(weights), NodeContext::read(bias)},
                Params().i(rows).i(k).i(n).i(blocks).i(k_packed).i(n_packed).f(lo).f(hi).view(x.view()).view(y.view()),
-               linear_groups(rows * blocks));
+               linear_groups(ceil_div(rows * blocks, 64 / split), 1));
 }
 
 std::optional<std::string> check_matmul(const Graph&, const Node&) { return std::nullopt; }

@@ -95,18 +95,47 @@ constexpr std::array kKernels{
     OP("slice", slice),
     OP("expand", expand),
     OP("gather", gather),
+    // quant family (unary.comp)
+    OP("quantize", unary),
+    OP("dequantize", unary),
 };
 
+// int8 nodes: the check of the int8 variant, and its planner (ops_int8.cpp, or the float planner
+// where one shader does both).
+#define INT8(name, check, plan) VulkanKernel{name, check_##check, plan_##plan}
+
+constexpr std::array kInt8Kernels{
+    INT8("conv2d", conv2d_int8, conv2d_int8), INT8("linear", linear_int8, linear_int8),
+    INT8("add", binary_int8, binary), INT8("mul", binary_int8, binary),
+    INT8("max_pool2d", pool2d_int8, pool2d), INT8("avg_pool2d", pool2d_int8, pool2d),
+    INT8("global_avg_pool", global_pool_int8, global_pool), INT8("sigmoid", lookup_int8, lookup_int8),
+    INT8("hardswish", lookup_int8, lookup_int8), INT8("hardsigmoid", lookup_int8, lookup_int8),
+    INT8("reshape", data_movement_int8, reshape), INT8("flatten", data_movement_int8, reshape),
+    INT8("squeeze", data_movement_int8, reshape), INT8("unsqueeze", data_movement_int8, reshape),
+    INT8("identity", data_movement_int8, reshape), INT8("transpose", data_movement_int8, transpose),
+    INT8("concat", data_movement_int8, concat), INT8("split", data_movement_int8, split),
+    INT8("slice", data_movement_int8, slice),
+};
+
+#undef INT8
 #undef OP
+
+template <size_t N>
+const VulkanKernel* find_in(const std::array<VulkanKernel, N>& kernels, std::string_view op) {
+  auto it = std::find_if(kernels.begin(), kernels.end(), [&](const VulkanKernel& k) { return k.op == op; });
+  return it == kernels.end() ? nullptr : &*it;
+}
 
 }  // namespace
 
-const VulkanKernel* find_vulkan_kernel(std::string_view op) {
-  auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const VulkanKernel& k) { return k.op == op; });
-  return it == kKernels.end() ? nullptr : &*it;
-}
-
+const VulkanKernel* find_vulkan_kernel(std::string_view op) { return find_in(kKernels, op); }
 std::span<const VulkanKernel> vulkan_kernels() { return kKernels; }
+const VulkanKernel* find_vulkan_int8_kernel(std::string_view op) { return find_in(kInt8Kernels, op); }
+std::span<const VulkanKernel> vulkan_int8_kernels() { return kInt8Kernels; }
+
+const VulkanKernel* find_vulkan_kernel(const Graph& graph, const Node& node) {
+  return is_int8_node(graph, node) ? find_vulkan_int8_kernel(node.op) : find_vulkan_kernel(node.op);
+}
 
 std::pair<double, double> activation_bounds(const Node& node) {
   constexpr double kFloatMax = std::numeric_limits<float>::max();

@@ -24,5 +24,11 @@ struct VulkanKernel {
 // The entry for `op`, or nullptr if the Vulkan backend does not implement it.
 const VulkanKernel* find_vulkan_kernel(std::string_view op);
 std::span<const VulkanKernel> vulkan_kernels();
+// The same for int8 nodes (ops/ops.h: is_int8_node), whose kernels differ: the op table's
+// vulkan_int8 column.
+const VulkanKernel* find_vulkan_int8_kernel(std::string_view op);
+std::span<const VulkanKernel> vulkan_int8_kernels();
+// The entry that runs `node`: from the int8 table for int8 nodes; nullptr if there is none.
+const VulkanKernel* find_vulkan_kernel(const Graph& graph, const Node& node);
 
 }  // namespace mt::vulkan

@@ -15,9 +15,15 @@ bool is_graph_output(const Graph& graph, const std::string& name) {
   return std::find(graph.outputs.begin(), graph.outputs.end(), name) != graph.outputs.end();
 }
 
-// A constant the planner reads as row-major float32 values (NodeContext::constant).
-bool plain_float_constant(const TensorInfo& info) {
-  return info.is_constant() && info.dtype == DType::f32 && !info.quant && info.layout.empty();
+// A row-major constant the planner packs: float32 values (NodeContext::constant), or int8 weights.
+bool packable_constant(const TensorInfo& info) {
+  if (!info.is_constant() || !info.layout.empty()) return false;
+  return (info.dtype == DType::f32 && !info.quant) || (info.dtype == DType::i8 && info.quant);
+}
+
+// Whether node reads int8 weights (input 1): an int8 conv2d or linear.
+bool int8_weights(const Graph& graph, const Node& node) {
+  return node.inputs.size() > 1 && !node.inputs[1].empty() && graph.tensor(node.inputs[1]).dtype == DType::i8;
 }
 
 // True when every reader of `name` reads it in `layout`.
@@ -31,16 +37,28 @@ bool read_only_as(const Graph& graph, const std::vector<size_t>& readers, const 
   return true;
 }
 
-// The values of a constant in `layout` (the packers the planner calls on a model not prepacked).
-std::vector<float> pack(const TensorInfo& info, VulkanLayout layout) {
-  const float* w = info.data.as<float>().data();
+// The bytes of a constant in `layout` (the packers the planner calls on a model not prepacked).
+std::vector<std::byte> pack(const TensorInfo& info, VulkanLayout layout, bool fp16) {
   const Shape& s = info.shape;
+  if (is_int8_layout(layout)) {
+    const int8_t* q = info.data.as<int8_t>().data();
+    std::vector<int8_t> packed;
+    if (layout == VulkanLayout::conv2d_int8) packed = pack_conv_weights_int8(q, s[0], s[1], 1, s[2], s[3]).weights;
+    if (layout == VulkanLayout::depthwise_int8) packed = pack_depthwise_weights_int8(q, s[0], s[2], s[3]);
+    if (layout == VulkanLayout::linear_int8) packed = pack_linear_weights_int8(q, s[0], s[1]);
+    const auto* bytes = reinterpret_cast<const std::byte*>(packed.data());
+    return {bytes, bytes + packed.size()};
+  }
+  const float* w = info.data.as<float>().data();
   switch (layout) {
-    case VulkanLayout::conv2d: return pack_conv_weights(w, s[0], s[1], 1, s[2], s[3], false).weights;
-    case VulkanLayout::conv_transpose2d: return pack_conv_weights(w, s[1], s[0], 1, s[2], s[3], true).weights;
-    case VulkanLayout::depthwise: return pack_depthwise_weights(w, s[0], s[2], s[3]);
-    case VulkanLayout::linear: return pack_linear_weights(w, s[0], s[1]);
-    case VulkanLayout::channels: return pack_channels(w, s[0]);
+    case VulkanLayout::conv2d:
+      return encode_floats(pack_conv_weights(w, s[0], s[1], 1, s[2], s[3], false).weights, fp16);
+    case VulkanLayout::conv_transpose2d:
+      return encode_floats(pack_conv_weights(w, s[1], s[0], 1, s[2], s[3], true).weights, fp16);
+    case VulkanLayout::depthwise: return encode_floats(pack_depthwise_weights(w, s[0], s[2], s[3]), fp16);
+    case VulkanLayout::linear: return encode_floats(pack_linear_weights(w, s[0], s[1]), fp16);
+    case VulkanLayout::channels: return encode_floats(pack_channels(w, s[0]), fp16);
+    default: break;
   }
   fail(ExitCode::failure, "vulkan: unknown layout for tensor '{}'", info.name);
 }
@@ -56,14 +74,19 @@ bool is_depthwise(const Graph& graph, const Node& node) {
 std::optional<VulkanLayout> packable_layout(const Graph& graph, const Node& node, size_t input) {
   const bool conv = node.op == "conv2d" || node.op == "conv_transpose2d";
   if (!conv && node.op != "linear") return std::nullopt;
+  const bool int8 = int8_weights(graph, node);
+  if (input == 2 && int8) return std::nullopt;    // int32, folded with the weight sums at planning
   if (input == 2) return VulkanLayout::channels;  // bias, one vec4 per 4 output channels
   if (input != 1) return std::nullopt;
-  if (node.op == "linear") return VulkanLayout::linear;
-  if (node.op == "conv2d" && is_depthwise(graph, node)) return VulkanLayout::depthwise;
+  if (node.op == "linear") return int8 ? VulkanLayout::linear_int8 : VulkanLayout::linear;
+  if (node.op == "conv2d" && is_depthwise(graph, node))
+    return int8 ? VulkanLayout::depthwise_int8 : VulkanLayout::depthwise;
+  if (int8 && node.op != "conv2d") return std::nullopt;
   // Grouped weights are packed per group (only the input blocks a group reads), a size the
   // layout tag cannot carry: they stay row-major and are packed at planning.
   if (attr_int(node, "group") != 1) return std::nullopt;
-  return node.op == "conv2d" ? VulkanLayout::conv2d : VulkanLayout::conv_transpose2d;
+  if (node.op == "conv2d") return int8 ? VulkanLayout::conv2d_int8 : VulkanLayout::conv2d;
+  return VulkanLayout::conv_transpose2d;
 }
 
 std::optional<std::string> check_stored_layout(const Graph& graph, const Node& node, size_t input) {
@@ -88,10 +111,11 @@ PrepackStats prepack_graph(Graph& graph, const PrepackOptions& options) {
       const std::optional<VulkanLayout> layout = name.empty() ? std::nullopt : packable_layout(graph, node, i);
       if (!layout) continue;
       TensorInfo& info = graph.tensor(name);
-      if (!plain_float_constant(info) || is_graph_output(graph, name)) continue;
+      if (!packable_constant(info) || is_graph_output(graph, name)) continue;
+      if ((info.dtype == DType::i8) != is_int8_layout(*layout)) continue;
       if (!read_only_as(graph, readers.at(name), name, *layout)) continue;
-      const std::vector<std::byte> bytes = encode_floats(pack(info, *layout), fp16);
-      info.layout = vulkan_layout_tag({*layout, fp16});
+      const std::vector<std::byte> bytes = pack(info, *layout, fp16);
+      info.layout = vulkan_layout_tag({*layout, fp16 && !is_int8_layout(*layout)});
       // The reader will hold the file to this size: a packer and the format must agree.
       if (bytes.size() != stored_byte_size(info.dtype, info.shape, info.layout))
         fail(ExitCode::failure, "vulkan: tensor '{}' packs into {} bytes, layout '{}' says {}", name, bytes.size(),

@@ -1,6 +1,7 @@
 // mt-prepack --backend vulkan: the weights and biases of conv2d, conv_transpose2d and linear stored
-// as the shaders read them (weight_layout.h), in fp32 or fp16, so that planning copies them to the
-// device as they are. Also which of those layouts a node may read (check_node, no device needed).
+// as the shaders read them (weight_layout.h), in fp32 or fp16 (int8 weights of int8 nodes as int8,
+// whatever the precision), so that planning copies them to the device as they are. Also which of
+// those layouts a node may read (check_node, no device needed).
 #pragma once
 
 #include <cstddef>
@@ -27,8 +28,8 @@ struct PrepackStats {
   size_t weights_packed = 0;  // constants stored in a vulkan layout
 };
 
-// Rewrites every packable constant (float32, row-major, read only in one vulkan layout, not a graph
-// output) into its vulkan layout and records backend, precision and what was done in the metadata.
+// Rewrites every packable constant (float32 or int8 weights, row-major, read only in one vulkan
+// layout, not a graph output) into its vulkan layout and records backend, precision and what was done in the metadata.
 // The caller has checked that the backend runs every node. Throws Error(usage) for an input layout
 // other than nchw or a precision other than fp32 and fp16.
 PrepackStats prepack_graph(Graph& graph, const PrepackOptions& options);

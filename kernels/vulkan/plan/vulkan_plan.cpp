@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstring>
+#include <map>
 
 #include "kernels/vulkan/runtime/instance.h"
 #include "kernels/vulkan/runtime/vk_util.h"
@@ -57,7 +58,8 @@ VulkanPlan::VulkanPlan(const Graph& graph, const PlanOptions& options, std::shar
   for (const auto& [name, tensor] : graph.tensors)
     if (tensor.is_constant()) stats_.weight_bytes += tensor.data.size();
 
-  PlanBuilder builder(graph, fp16, &info);
+  const bool int8_dot = info.int8_dot_product && options.vulkan_int8_dot.value_or(info.int8_dot_product_accelerated);
+  PlanBuilder builder(graph, fp16, int8_dot, &info);
   builder.build();
   try {
     place(builder);
@@ -84,6 +86,8 @@ void VulkanPlan::release() {
   if (command_pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, command_pool_, nullptr);  // frees commands_
   if (descriptor_pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device_, descriptor_pool_, nullptr);
   if (queries_ != VK_NULL_HANDLE) vkDestroyQueryPool(device_, queries_, nullptr);
+  for (VkBufferView view : views_) vkDestroyBufferView(device_, view, nullptr);
+  views_.clear();
   fence_ = VK_NULL_HANDLE;
   command_pool_ = VK_NULL_HANDLE;
   descriptor_pool_ = VK_NULL_HANDLE;
@@ -171,17 +175,18 @@ void VulkanPlan::place(PlanBuilder& builder) {
 
 void VulkanPlan::create_descriptors(const PlanBuilder& builder) {
   const auto& dispatches = builder.dispatches;
-  uint32_t descriptors = 0;
+  std::map<VkDescriptorType, uint32_t> counts;
   for (const Dispatch& d : dispatches) {
     pipelines_.push_back(&context_->pipeline(d.key));
-    descriptors += d.key.bindings;
+    for (uint32_t b = 0; b < d.key.bindings; ++b) ++counts[descriptor_type(d.key, b)];
   }
   if (dispatches.empty()) return;
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors};
+  std::vector<VkDescriptorPoolSize> sizes;
+  for (const auto& [type, count] : counts) sizes.push_back({type, count});
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = static_cast<uint32_t>(dispatches.size());
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &size;
+  pool_info.poolSizeCount = static_cast<uint32_t>(sizes.size());
+  pool_info.pPoolSizes = sizes.data();
   check_vk(vkCreateDescriptorPool(device_, &pool_info, nullptr, &descriptor_pool_), "vkCreateDescriptorPool");
   std::vector<VkDescriptorSetLayout> layouts;
   for (const Pipeline* p : pipelines_) layouts.push_back(p->set_layout);
@@ -192,24 +197,60 @@ void VulkanPlan::create_descriptors(const PlanBuilder& builder) {
   sets_.resize(layouts.size());
   check_vk(vkAllocateDescriptorSets(device_, &allocate, sets_.data()), "vkAllocateDescriptorSets");
 
+  // One view per buffer and texel format; its range is whole texels.
+  const DeviceInfo& info = context_->info();
+  std::map<std::pair<int, Texels>, VkBufferView> view_of;
+  auto view = [&](int b, Texels texels) {
+    if (auto it = view_of.find({b, texels}); it != view_of.end()) return it->second;
+    VkFormat format = builder.fp16 ? VK_FORMAT_R16G16B16A16_SFLOAT : VK_FORMAT_R32G32B32A32_SFLOAT;
+    VkDeviceSize texel_bytes = builder.fp16 ? 8 : 16;
+    if (texels == Texels::int4) format = VK_FORMAT_R32G32B32A32_SINT, texel_bytes = 16;
+    if (texels == Texels::int1) format = VK_FORMAT_R32_SINT, texel_bytes = 4;
+    const Buffer& buffer = builder.buffers[static_cast<size_t>(b)];
+    const VkDeviceSize count = buffer.bytes / texel_bytes;
+    if (count > info.max_texel_buffer_elements)
+      fail(ExitCode::unsupported, "vulkan: a tensor of {} texels exceeds device '{}''s texel buffers ({} texels)",
+           count, info.name, info.max_texel_buffer_elements);
+    VkBufferViewCreateInfo view_info{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+    view_info.buffer = buffer.buffer;
+    view_info.format = format;
+    view_info.offset = buffer.offset;
+    view_info.range = std::max<VkDeviceSize>(count, 1) * texel_bytes;
+    VkBufferView v = VK_NULL_HANDLE;
+    check_vk(vkCreateBufferView(device_, &view_info, nullptr, &v), "vkCreateBufferView");
+    views_.push_back(v);
+    return view_of[{b, texels}] = v;
+  };
+
+  size_t total = 0;
+  for (const Dispatch& d : dispatches) total += d.key.bindings;
   std::vector<VkDescriptorBufferInfo> infos;
-  infos.reserve(descriptors);
+  std::vector<VkBufferView> texel_views;
+  infos.reserve(total);
+  texel_views.reserve(total);
   std::vector<VkWriteDescriptorSet> writes;
   auto info_of = [&](int b) {
     const Buffer& buffer = builder.buffers[static_cast<size_t>(b)];
     return VkDescriptorBufferInfo{buffer.buffer, buffer.offset, buffer.bytes};
   };
   for (size_t i = 0; i < dispatches.size(); ++i) {
-    const size_t first = infos.size();
-    infos.push_back(info_of(dispatches[i].params));
-    for (const Binding& binding : dispatches[i].bindings) infos.push_back(info_of(binding.buffer));
-    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    write.dstSet = sets_[i];
-    write.dstBinding = 0;
-    write.descriptorCount = static_cast<uint32_t>(infos.size() - first);
-    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    write.pBufferInfo = infos.data() + first;
-    writes.push_back(write);
+    const Dispatch& d = dispatches[i];
+    for (uint32_t b = 0; b < d.key.bindings; ++b) {
+      const int buffer = b == 0 ? d.params : d.bindings[b - 1].buffer;
+      VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      write.dstSet = sets_[i];
+      write.dstBinding = b;
+      write.descriptorCount = 1;
+      write.descriptorType = descriptor_type(d.key, b);
+      if (write.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) {
+        infos.push_back(info_of(buffer));
+        write.pBufferInfo = &infos.back();
+      } else {
+        texel_views.push_back(view(buffer, d.bindings[b - 1].texels));
+        write.pTexelBufferView = &texel_views.back();
+      }
+      writes.push_back(write);
+    }
   }
   vkUpdateDescriptorSets(device_, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
 }

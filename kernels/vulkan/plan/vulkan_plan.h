@@ -50,6 +50,7 @@ class VulkanPlan final : public ExecutionPlan {
 
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorSet> sets_;
+  std::vector<VkBufferView> views_;  // of the uniform texel buffer bindings
   std::vector<const Pipeline*> pipelines_;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkCommandBuffer commands_ = VK_NULL_HANDLE;

@@ -7,6 +7,20 @@
 #include "lib/core/float16.h"
 
 namespace mt::vulkan {
+namespace {
+
+// The weight from input channel ic to output channel oc at tap t of conv2d weights W[M, C/group,
+// kH, kW] or conv_transpose2d weights W[C, M/group, kH, kW]; zero across groups and past the ends.
+template <typename T>
+T conv_weight(const T* w, int64_t out_channels, int64_t in_channels, int64_t group, int64_t taps, bool transposed,
+              int64_t ic, int64_t oc, int64_t t) {
+  const int64_t in_per_group = in_channels / group, out_per_group = out_channels / group;
+  if (ic >= in_channels || oc >= out_channels || ic / in_per_group != oc / out_per_group) return T{0};
+  if (transposed) return w[(ic * out_per_group + oc % out_per_group) * taps + t];
+  return w[(oc * in_per_group + ic % in_per_group) * taps + t];
+}
+
+}  // namespace
 
 std::vector<std::byte> encode_floats(const std::vector<float>& values, bool fp16) {
   std::vector<std::byte> bytes(values.size() * (fp16 ? 2 : 4));
@@ -68,15 +82,9 @@ std::vector<int32_t> conv_weight_ranges(int64_t out_channels, int64_t in_channel
 
 ConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t in_channels, int64_t group, int64_t kh,
                               int64_t kw, bool transposed) {
-  const int64_t in_per_group = in_channels / group, out_per_group = out_channels / group;
   const int64_t taps = kh * kw;
-  // The weight from input channel ic to output channel oc at tap t, zero across groups.
-  auto weight = [&](int64_t ic, int64_t oc, int64_t t) -> float {
-    if (ic >= in_channels || oc >= out_channels) return 0.0f;
-    const int64_t g = oc / out_per_group;
-    if (ic / in_per_group != g) return 0.0f;
-    if (transposed) return w[(ic * out_per_group + oc % out_per_group) * taps + t];  // W[C, M/g, kH, kW]
-    return w[(oc * in_per_group + ic % in_per_group) * taps + t];                     // W[M, C/g, kH, kW]
+  auto weight = [&](int64_t ic, int64_t oc, int64_t t) {
+    return conv_weight(w, out_channels, in_channels, group, taps, transposed, ic, oc, t);
   };
   ConvWeights packed;
   packed.ranges = conv_weight_ranges(out_channels, in_channels, group, taps);
@@ -142,6 +150,54 @@ std::vector<float> pack_linear_weights(const float* w, int64_t n, int64_t k) {
   for (int64_t o = 0; o < n; ++o)
     for (int64_t i = 0; i < k; ++i) packed[static_cast<size_t>(((o / 4) * k + i) * 4 + o % 4)] = w[o * k + i];
   return packed;
+}
+
+ConvWeightsInt8 pack_conv_weights_int8(const int8_t* w, int64_t out_channels, int64_t in_channels, int64_t group,
+                                       int64_t kh, int64_t kw) {
+  const int64_t taps = kh * kw;
+  auto weight = [&](int64_t ic, int64_t oc, int64_t t) {
+    return conv_weight(w, out_channels, in_channels, group, taps, false, ic, oc, t);
+  };
+  ConvWeightsInt8 packed;
+  packed.ranges = conv_weight_ranges(out_channels, in_channels, group, taps);
+  for (size_t ob = 0; ob < packed.ranges.size() / 3; ++ob)
+    for (int64_t ib = packed.ranges[3 * ob + 1]; ib < packed.ranges[3 * ob + 2]; ++ib)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t o = 0; o < 4; ++o)
+          for (int64_t l = 0; l < 4; ++l)
+            packed.weights.push_back(weight(ib * 4 + l, static_cast<int64_t>(ob) * 4 + o, t));
+  return packed;
+}
+
+std::vector<int8_t> pack_depthwise_weights_int8(const int8_t* w, int64_t channels, int64_t kh, int64_t kw) {
+  const int64_t blocks = (channels + 3) / 4, taps = kh * kw;
+  std::vector<int8_t> packed(static_cast<size_t>(blocks * taps * 4), 0);
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t t = 0; t < taps; ++t) packed[static_cast<size_t>(((c / 4) * taps + t) * 4 + c % 4)] = w[c * taps + t];
+  return packed;
+}
+
+std::vector<int8_t> pack_linear_weights_int8(const int8_t* w, int64_t n, int64_t k) {
+  const int64_t k_blocks = (k + 3) / 4;
+  std::vector<int8_t> packed(static_cast<size_t>((n + 3) / 4 * k_blocks * 16), 0);
+  for (int64_t o = 0; o < n; ++o)
+    for (int64_t i = 0; i < k; ++i)
+      packed[static_cast<size_t>(((o / 4 * k_blocks + i / 4) * 4 + o % 4) * 4 + i % 4)] = w[o * k + i];
+  return packed;
+}
+
+std::vector<int32_t> packed_int8_weight_sums(const std::vector<int8_t>& packed, const std::vector<int64_t>& first,
+                                             int64_t out_channels) {
+  std::vector<int32_t> sums(static_cast<size_t>(out_channels), 0);
+  for (size_t ob = 0; ob < first.size(); ++ob) {
+    const size_t begin = static_cast<size_t>(first[ob]) * 16;
+    const size_t end = ob + 1 < first.size() ? static_cast<size_t>(first[ob + 1]) * 16 : packed.size();
+    for (size_t b = begin; b < end; ++b) {
+      const int64_t oc = static_cast<int64_t>(ob) * 4 + static_cast<int64_t>(b / 4 % 4);
+      if (oc < out_channels) sums[static_cast<size_t>(oc)] += packed[b];
+    }
+  }
+  return sums;
 }
 
 }  // namespace mt::vulkan

@@ -51,4 +51,25 @@ std::vector<float> pack_depthwise_weights(const float* w, int64_t channels, int6
 // linear weights W[N, K] for shaders/linear.comp: per block of 4 outputs, per k, one vec4.
 std::vector<float> pack_linear_weights(const float* w, int64_t n, int64_t k);
 
+// int8 weights (lib/ir/stored_layout.h, the *_int8 layouts): the bytes the int8 shaders read as
+// 32-bit words of 4 signed bytes, word o of a 4x4 block holding the weights from 4 input channels
+// (or 4 k) to output channel o, so that one word meets one texel of the input in a 4-element dot
+// product. Zero outside the group and past the ends.
+// conv2d (W[M, C/group, kH, kW]): for each output block, each input block in its `ranges` (as
+// pack_conv_weights) and each tap, 16 bytes: byte 4 o + l = W[4 ob + o][4 ib + l][tap].
+struct ConvWeightsInt8 {
+  std::vector<int8_t> weights;
+  std::vector<int32_t> ranges;
+};
+ConvWeightsInt8 pack_conv_weights_int8(const int8_t* w, int64_t out_channels, int64_t in_channels, int64_t group,
+                                       int64_t kh, int64_t kw);
+// depthwise conv2d (W[C, 1, kH, kW]): for each channel block and tap, 4 bytes (one per channel).
+std::vector<int8_t> pack_depthwise_weights_int8(const int8_t* w, int64_t channels, int64_t kh, int64_t kw);
+// linear (W[N, K]): for each output block and each block of 4 k, 16 bytes: byte 4 o + l = W[4 nb + o][4 kb + l].
+std::vector<int8_t> pack_linear_weights_int8(const int8_t* w, int64_t n, int64_t k);
+// The sum of each output channel's weights in packed conv2d or linear int8 weights, whose output
+// block ob starts at byte 16 * first[ob] (first[ob + 1] for the next; the last runs to the end).
+std::vector<int32_t> packed_int8_weight_sums(const std::vector<int8_t>& packed, const std::vector<int64_t>& first,
+                                             int64_t out_channels);
+
 }  // namespace mt::vulkan

@@ -10,8 +10,8 @@
 namespace mt::vulkan {
 namespace {
 
-constexpr VkBufferUsageFlags kUsage =
-    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 constexpr VkMemoryPropertyFlags kHostCoherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
 
 VkDeviceSize align_up(VkDeviceSize value, VkDeviceSize alignment) { return (value + alignment - 1) / alignment * alignment; }
@@ -34,7 +34,8 @@ int pick_type(const VkPhysicalDeviceMemoryProperties& memory, uint32_t bits, VkM
 }  // namespace
 
 Allocator::Allocator(VkDevice device, const DeviceInfo& info) : device_(device) {
-  alignment_ = std::max<VkDeviceSize>(info.min_storage_buffer_offset_alignment, 64);
+  alignment_ =
+      std::max<VkDeviceSize>({info.min_storage_buffer_offset_alignment, info.min_texel_buffer_offset_alignment, 64});
   max_allocation_ = info.max_memory_allocation;
   // Which memory types can back a storage buffer: ask with a small buffer of the usage we create.
   VkBufferCreateInfo buffer_info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};

@@ -68,6 +68,15 @@ Context::Context(const DeviceInfo& info) : info_(info) {
     storage16.pNext = &float16;
     if (info_.api_version < VK_API_VERSION_1_2) extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   }
+  // int8 dot products likewise, for the int8 conv and linear shaders' *_dot variants.
+  VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+  if (info_.int8_dot_product) {
+    dot.shaderIntegerDotProduct = VK_TRUE;
+    dot.pNext = features.pNext;
+    features.pNext = &dot;
+    extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  }
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.pNext = &features;
   device_info.queueCreateInfoCount = 1;
@@ -94,8 +103,9 @@ Context::Context(const DeviceInfo& info) : info_(info) {
     destroy();
     throw;
   }
-  spdlog::info("vulkan: device {}: {} ({}, driver {}), fp16 {}", info_.index, info_.name, info_.type,
-               info_.driver_name.empty() ? "unknown" : info_.driver_name, info_.supports_fp16() ? "yes" : "no");
+  spdlog::info("vulkan: device {}: {} ({}, driver {}), fp16 {}, int8 dot product {}", info_.index, info_.name,
+               info_.type, info_.driver_name.empty() ? "unknown" : info_.driver_name,
+               info_.supports_fp16() ? "yes" : "no", info_.int8_dot_product ? "yes" : "no");
 }
 
 Context::~Context() { destroy(); }
@@ -134,12 +144,19 @@ VkShaderModule Context::shader_module(const std::string& name, bool fp16) {
   fail(ExitCode::failure, "vulkan: shader '{}' ({}) is not embedded in this build", name, fp16 ? "fp16" : "fp32");
 }
 
-VkDescriptorSetLayout Context::set_layout(uint32_t bindings) {
-  if (auto it = set_layouts_.find(bindings); it != set_layouts_.end()) return it->second;
+VkDescriptorType descriptor_type(const PipelineKey& key, uint32_t binding) {
+  return (key.texel_bindings >> binding) & 1 ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+VkDescriptorSetLayout Context::set_layout(const PipelineKey& pipeline) {
+  const std::pair<uint32_t, uint32_t> key{pipeline.bindings, pipeline.texel_bindings};
+  if (auto it = set_layouts_.find(key); it != set_layouts_.end()) return it->second;
+  const uint32_t bindings = pipeline.bindings;
   std::vector<VkDescriptorSetLayoutBinding> list(bindings);
   for (uint32_t b = 0; b < bindings; ++b) {
     list[b].binding = b;
-    list[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    list[b].descriptorType = descriptor_type(pipeline, b);
     list[b].descriptorCount = 1;
     list[b].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
@@ -148,13 +165,13 @@ VkDescriptorSetLayout Context::set_layout(uint32_t bindings) {
   info.pBindings = list.data();
   VkDescriptorSetLayout layout = VK_NULL_HANDLE;
   check_vk(vkCreateDescriptorSetLayout(device_, &info, nullptr, &layout), "vkCreateDescriptorSetLayout");
-  set_layouts_.emplace(bindings, layout);
+  set_layouts_.emplace(key, layout);
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout_info.setLayoutCount = 1;
   layout_info.pSetLayouts = &layout;
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
   check_vk(vkCreatePipelineLayout(device_, &layout_info, nullptr, &pipeline_layout), "vkCreatePipelineLayout");
-  layouts_.emplace(bindings, pipeline_layout);
+  layouts_.emplace(key, pipeline_layout);
   return layout;
 }
 
@@ -166,8 +183,8 @@ const Pipeline& Context::pipeline(const PipelineKey& key) {
       fail(ExitCode::unsupported, "vulkan: shader '{}' needs a workgroup of {} in dimension {}; device '{}' allows {}",
            key.shader, key.local[i], i, info_.name, info_.max_workgroup_size[i]);
   Pipeline p;
-  p.set_layout = set_layout(key.bindings);
-  p.layout = layouts_.at(key.bindings);
+  p.set_layout = set_layout(key);
+  p.layout = layouts_.at({key.bindings, key.texel_bindings});
 
   std::vector<uint32_t> values(key.local.begin(), key.local.end());
   values.insert(values.end(), key.spec.begin(), key.spec.end());

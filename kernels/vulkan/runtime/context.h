@@ -27,6 +27,7 @@ struct PipelineKey {
   std::array<uint32_t, 3> local{64, 1, 1};
   std::vector<uint32_t> spec;  // 32-bit values: ints, or floats by their bits
   uint32_t bindings = 1;
+  uint32_t texel_bindings = 0;  // bit b: binding b is a uniform texel buffer (read with texelFetch)
   auto operator<=>(const PipelineKey&) const = default;
 };
 
@@ -35,6 +36,10 @@ struct Pipeline {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
 };
+
+// How binding `binding` of a pipeline's descriptor set is declared: storage buffer or uniform texel
+// buffer (PipelineKey::texel_bindings).
+VkDescriptorType descriptor_type(const PipelineKey& key, uint32_t binding);
 
 class Context {
  public:
@@ -65,7 +70,7 @@ class Context {
  private:
   void destroy();
   VkShaderModule shader_module(const std::string& name, bool fp16);
-  VkDescriptorSetLayout set_layout(uint32_t bindings);
+  VkDescriptorSetLayout set_layout(const PipelineKey& key);
 
   DeviceInfo info_;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -79,8 +84,9 @@ class Context {
   std::string cache_path_;
   size_t created_since_save_ = 0;
   std::map<std::pair<std::string, bool>, VkShaderModule> modules_;
-  std::map<uint32_t, VkDescriptorSetLayout> set_layouts_;
-  std::map<uint32_t, VkPipelineLayout> layouts_;
+  // By (bindings, texel bindings).
+  std::map<std::pair<uint32_t, uint32_t>, VkDescriptorSetLayout> set_layouts_;
+  std::map<std::pair<uint32_t, uint32_t>, VkPipelineLayout> layouts_;
   std::map<PipelineKey, Pipeline> pipelines_;
 };
 

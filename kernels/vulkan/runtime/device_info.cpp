@@ -47,13 +47,24 @@ DeviceInfo query(VkPhysicalDevice physical, uint32_t index) {
   const bool core12 = base.apiVersion >= VK_API_VERSION_1_2;
   info.float16_int8_extension = has_extension(extensions, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   info.storage_8bit_extension = has_extension(extensions, VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+  info.int8_dot_product_extension = has_extension(extensions, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  // The instance asks for Vulkan 1.2 at most (instance.cpp), so the extension is the way in even
+  // where the device has it in core 1.3.
+  const bool has_dot = info.int8_dot_product_extension;
 
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   VkPhysicalDeviceMaintenance3Properties maintenance3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceShaderIntegerDotProductProperties dot_properties{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
   VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   properties.pNext = &maintenance3;
+  void** properties_tail = &maintenance3.pNext;
   const bool has_driver = core12 || has_extension(extensions, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
-  if (has_driver) maintenance3.pNext = &driver;
+  if (has_driver) {
+    *properties_tail = &driver;
+    properties_tail = &driver.pNext;
+  }
+  if (has_dot) *properties_tail = &dot_properties;
   vkGetPhysicalDeviceProperties2(physical, &properties);
   const VkPhysicalDeviceProperties& p = properties.properties;
   info.name = p.deviceName;
@@ -76,6 +87,8 @@ DeviceInfo query(VkPhysicalDevice physical, uint32_t index) {
   info.max_shared_memory = limits.maxComputeSharedMemorySize;
   info.max_storage_buffer_range = limits.maxStorageBufferRange;
   info.min_storage_buffer_offset_alignment = limits.minStorageBufferOffsetAlignment;
+  info.min_texel_buffer_offset_alignment = limits.minTexelBufferOffsetAlignment;
+  info.max_texel_buffer_elements = limits.maxTexelBufferElements;
   info.max_memory_allocation = maintenance3.maxMemoryAllocationSize;
 
   VkPhysicalDeviceMemoryProperties memory;
@@ -101,6 +114,8 @@ DeviceInfo query(VkPhysicalDevice physical, uint32_t index) {
   VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDeviceShaderFloat16Int8Features float16_int8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
   VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &storage16;
   void** tail = &storage16.pNext;
@@ -108,8 +123,15 @@ DeviceInfo query(VkPhysicalDevice physical, uint32_t index) {
     *tail = &float16_int8;
     tail = &float16_int8.pNext;
   }
-  if (core12 || info.storage_8bit_extension) *tail = &storage8;
+  if (core12 || info.storage_8bit_extension) {
+    *tail = &storage8;
+    tail = &storage8.pNext;
+  }
+  if (has_dot) *tail = &dot;
   vkGetPhysicalDeviceFeatures2(physical, &features);
+  info.int8_dot_product = dot.shaderIntegerDotProduct == VK_TRUE;
+  info.int8_dot_product_accelerated =
+      info.int8_dot_product && dot_properties.integerDotProduct4x8BitPackedSignedAccelerated == VK_TRUE;
   info.fp16_storage = storage16.storageBuffer16BitAccess == VK_TRUE;
   info.fp16_arithmetic = float16_int8.shaderFloat16 == VK_TRUE;
   info.int8_arithmetic = float16_int8.shaderInt8 == VK_TRUE;
@@ -158,10 +180,14 @@ std::string format_device_list(std::string_view indent) {
                         d.max_workgroup_size[2], bytes_str(d.max_shared_memory), bytes_str(d.max_storage_buffer_range),
                         bytes_str(d.device_local_bytes),
                         d.timestamp_period_ns > 0 ? fmt::format("yes ({} ns/tick)", d.timestamp_period_ns) : "no");
-    text += fmt::format("{}   features: fp16 storage {}, fp16 arithmetic {}, int8 storage {}, int8 arithmetic {}; "
-                        "--precision fp16 {}\n",
-                        indent, yes_no(d.fp16_storage), yes_no(d.fp16_arithmetic), yes_no(d.int8_storage), yes_no(d.int8_arithmetic),
-                        d.supports_fp16() ? "available" : "not available");
+    text += fmt::format(
+        "{}   features: fp16 storage {}, fp16 arithmetic {}, int8 storage {}, int8 arithmetic {}, "
+        "int8 dot product {}; --precision fp16 {}\n",
+        indent, yes_no(d.fp16_storage), yes_no(d.fp16_arithmetic), yes_no(d.int8_storage), yes_no(d.int8_arithmetic),
+        !d.int8_dot_product              ? "no"
+        : d.int8_dot_product_accelerated ? "yes (accelerated)"
+                                         : "yes (not accelerated)",
+        d.supports_fp16() ? "available" : "not available");
     if (d.compute_queue_family < 0) text += fmt::format("{}   no compute queue: mt cannot use this device\n", indent);
   }
   return text;

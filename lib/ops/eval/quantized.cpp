@@ -39,13 +39,7 @@ const int32_t* int32_bias(const Node& node, std::span<const ConstView> in) {
 
 // The fused act_min/act_max clamp in output int8 values.
 std::pair<int32_t, int32_t> int8_bounds(const Node& node, TensorQuant y) {
-  const ActivationBounds bounds = activation_bounds(node);
-  int32_t lo = -128, hi = 127;
-  if (bounds.lo > -std::numeric_limits<double>::infinity())
-    lo = std::clamp<double>(std::nearbyint(bounds.lo / y.scale) + y.zero_point, -128, 127);
-  if (bounds.hi < std::numeric_limits<double>::infinity())
-    hi = std::clamp<double>(std::nearbyint(bounds.hi / y.scale) + y.zero_point, -128, 127);
-  return {lo, std::max(lo, hi)};
+  return int8_clamp_bounds(attr_float(node, "act_min"), attr_float(node, "act_max"), y.scale, y.zero_point);
 }
 
 void quantize(const Node& node, std::span<const ConstView> in, std::span<const MutView> out) {

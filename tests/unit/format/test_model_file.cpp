@@ -381,6 +381,16 @@ TEST_CASE("stored sizes follow the layout: vulkan layouts pad channels to 4 and 
   CHECK(stored_byte_size(DType::f32, {10, 7}, "vk_linear.f16") == 3 * 7 * 4 * 2);
   CHECK(stored_byte_size(DType::f32, {3}, "vk_channels") == 16);
   CHECK(stored_byte_size(DType::f32, {0, 2, 1, 1}, "vk_conv2d") == 0);
+  // int8 layouts: one byte a weight, channels padded to 4; int8 tensors only, no fp16 form.
+  CHECK(stored_byte_size(DType::i8, {6, 5, 3, 3}, "vk_conv2d_i8") == 2 * 2 * 9 * 16);
+  CHECK(stored_byte_size(DType::i8, {5, 1, 3, 3}, "vk_depthwise_i8") == 2 * 9 * 4);
+  CHECK(stored_byte_size(DType::i8, {10, 7}, "vk_linear_i8") == 3 * 2 * 16);
+  CHECK_THROWS_WITH(stored_byte_size(DType::f32, {10, 7}, "vk_linear_i8"),
+                    doctest::Contains("needs an int8 tensor of rank 2, not float32"));
+  CHECK_THROWS_WITH(stored_byte_size(DType::i8, {10, 7}, "vk_linear"), doctest::Contains("needs a float32 tensor"));
+  CHECK_FALSE(parse_vulkan_layout("vk_conv2d_i8.f16"));
+  CHECK(is_int8_layout(parse_vulkan_layout("vk_depthwise_i8")->layout));
+  CHECK_FALSE(is_int8_layout(VulkanLayout::depthwise));
   CHECK(parse_vulkan_layout("vk_linear.f16")->fp16);
   CHECK(parse_vulkan_layout("vk_linear.f16")->layout == VulkanLayout::linear);
   CHECK_FALSE(parse_vulkan_layout("vk_linear.f32"));

@@ -117,6 +117,8 @@ TEST_CASE("op table: the cpu backend's kernels") {
 #ifdef MT_HAVE_VULKAN_BACKEND
 TEST_CASE("op table: the vulkan backend's kernels") {
   check_backend("the vulkan backend (kKernels)", names_of(vulkan::vulkan_kernels()), op_kernels::vulkan, "vulkan");
+  check_backend("the vulkan backend's int8 kernels (kInt8Kernels)", names_of(vulkan::vulkan_int8_kernels()),
+                op_kernels::vulkan_int8, "vulkan_int8");
 }
 
 // The ops vulkan plans with unary.comp or binary.comp are the ops with a code in shaders/op_codes.h

@@ -162,3 +162,39 @@ TEST_CASE("weight_layout: depthwise and linear weights, fp32 and fp16") {
   CHECK(halves(encode_floats(pack_linear_weights(one.data(), 1, 2), true)) ==
         std::vector<uint16_t>{0x3C00, 0, 0, 0, 0xC000, 0, 0, 0});
 }
+
+TEST_CASE("weight_layout: int8 weights as words of 4 inputs per output, and their sums") {
+  // conv2d W[M = 5, C = 6, 1, 2] = 1, 2, 3, ... (as int8): per output block, input block and tap,
+  // 16 bytes, byte 4 o + l the weight from input 4 ib + l to output 4 ob + o.
+  std::vector<int8_t> w(5 * 6 * 2);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(i + 1);
+  const ConvWeightsInt8 conv = pack_conv_weights_int8(w.data(), 5, 6, 1, 1, 2);
+  REQUIRE(conv.weights.size() == 2 * 2 * 2 * 16);
+  CHECK(conv.ranges == pack_conv_weights(counting(5 * 6 * 2).data(), 5, 6, 1, 1, 2, false).ranges);
+  auto at = [&](int ob, int ib, int t, int o, int l) { return conv.weights[(((ob * 2 + ib) * 2 + t) * 4 + o) * 4 + l]; };
+  CHECK(at(0, 0, 1, 2, 3) == w[(2 * 6 + 3) * 2 + 1]);  // W[2][3][tap 1]
+  CHECK(at(1, 1, 0, 0, 1) == w[(4 * 6 + 5) * 2 + 0]);  // W[4][5][tap 0]
+  CHECK(at(1, 1, 0, 0, 2) == 0);                        // input 6: past the end
+  CHECK(at(1, 0, 0, 1, 0) == 0);                        // output 5: past the end
+  const std::vector<int32_t> sums = packed_int8_weight_sums(conv.weights, {0, 4}, 5);
+  for (int64_t m = 0; m < 5; ++m) {
+    int32_t expected = 0;
+    for (int64_t k = 0; k < 12; ++k) expected += w[static_cast<size_t>(m * 12 + k)];
+    CHECK(sums[static_cast<size_t>(m)] == expected);
+  }
+
+  // Depthwise, 5 channels, 2 taps: per channel block and tap, one word of 4 channels.
+  const std::vector<int8_t> depthwise = pack_depthwise_weights_int8(w.data(), 5, 1, 2);
+  REQUIRE(depthwise.size() == 16);
+  CHECK(depthwise[1 * 4 + 3] == w[3 * 2 + 1]);  // channel 3, tap 1
+  CHECK(depthwise[3 * 4 + 0] == w[4 * 2 + 1]);  // channel 4, tap 1
+  CHECK(depthwise[3 * 4 + 1] == 0);
+
+  // Linear W[N = 5, K = 6]: per output block and block of 4 k, byte 4 o + l = W[4 nb + o][4 kb + l].
+  const std::vector<int8_t> linear = pack_linear_weights_int8(w.data(), 5, 6);
+  REQUIRE(linear.size() == 2 * 2 * 16);
+  CHECK(linear[((0 * 2 + 1) * 4 + 3) * 4 + 1] == w[3 * 6 + 5]);  // W[3][5]
+  CHECK(linear[((1 * 2 + 0) * 4 + 0) * 4 + 2] == w[4 * 6 + 2]);  // W[4][2]
+  CHECK(linear[((0 * 2 + 1) * 4 + 3) * 4 + 2] == 0);             // k 6: past the end
+  CHECK(packed_int8_weight_sums(linear, {0, 2}, 5)[4] == w[24] + w[25] + w[26] + w[27] + w[28] + w[29]);
+}

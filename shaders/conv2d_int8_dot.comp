@@ -1,0 +1,5 @@
+#version 450
+// conv2d of int8 tensors on int8 dot products (VK_KHR_shader_integer_dot_product): conv2d_int8.glsl.
+#extension GL_EXT_spirv_intrinsics : require
+#define MT_INT8_DOT 1
+#include "conv2d_int8.glsl"
