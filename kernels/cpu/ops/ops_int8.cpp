@@ -16,18 +16,15 @@
 #include "kernels/cpu/ops/ops_int8.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "lib/ops/conv_geometry.h"
+#include "lib/ops/int8_arithmetic.h"
 #include "lib/ops/int8_limits.h"
 #include "lib/runtime/prepack.h"
 
 namespace mt::cpu {
 
 std::pair<int8_t, int8_t> int8_output_bounds(const Node& node, Int8Params y) {
-  constexpr double kFloatMax = std::numeric_limits<float>::max();
-  const double lo = attr_float(node, "act_min"), hi = attr_float(node, "act_max");
-  double qlo = -128, qhi = 127;
-  if (lo > -kFloatMax) qlo = std::clamp(std::nearbyint(lo / y.scale) + y.zero_point, -128.0, 127.0);
-  if (hi < kFloatMax) qhi = std::clamp(std::nearbyint(hi / y.scale) + y.zero_point, -128.0, 127.0);
-  return {static_cast<int8_t>(qlo), static_cast<int8_t>(std::max(qlo, qhi))};
+  const auto [lo, hi] = int8_clamp_bounds(attr_float(node, "act_min"), attr_float(node, "act_max"), y.scale, y.zero_point);
+  return {static_cast<int8_t>(lo), static_cast<int8_t>(hi)};
 }
 
 namespace {

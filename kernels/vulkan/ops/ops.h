@@ -56,6 +56,10 @@ std::optional<std::string> check_data_movement_int8(const Graph& graph, const No
 // A node of the int8 table: its first input is int8 with parameters (dequantize, int8 in and
 // float32 out, is a float node).
 bool is_int8_node(const Graph& graph, const Node& node);
+// An int8 node's input i in its output's quantization parameters: the input itself where they are
+// equal, else a scratch tensor of this node requantized from it (an int8_lookup table, y =
+// quantize(dequantize(x)) as the reference concat computes it).
+Tensor int8_input_with_output_parameters(NodeContext& ctx, size_t i);
 
 // How many invocations of a linear shader's workgroup share one output block's K axis of
 // `k_blocks` blocks of 4 (the rest of the 64 take other outputs): a power of two up to 8 that

@@ -7,6 +7,7 @@
 // kernel's (lib/ops/eval/quantized*.cpp): the same integer sums and fp32 requantization.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "kernels/vulkan/plan/weight_layout.h"
 #include "lib/ops/conv_geometry.h"
 #include "lib/ops/eval/evaluate.h"
+#include "lib/ops/int8_arithmetic.h"
 #include "lib/ops/int8_arithmetic.h"
 #include "lib/ops/registry.h"
 
@@ -237,6 +239,21 @@ std::optional<std::string> check_lookup_int8(const Graph& graph, const Node& nod
   return check_activations(graph, node, 1);
 }
 
+namespace {
+
+// One int8_lookup dispatch: out = table[in], element by element, both with `layout`.
+void lookup_dispatch(NodeContext& ctx, const Tensor& in, const Tensor& out, const std::array<int8_t, 256>& table) {
+  const PackedLayout& layout = out.layout;
+  const auto p = static_cast<size_t>(layout.packed_axis);
+  ctx.dispatch("int8_lookup", {64, 1, 1}, {},
+               {NodeContext::fetch(in), NodeContext::write(out),
+                NodeContext::read(ctx.weights_words(std::vector<int32_t>(table.begin(), table.end())))},
+               Params().i(layout.texels).i(layout.strides[p]).i(layout.blocks()).i(layout.dims[p]),
+               linear_groups(layout.texels));
+}
+
+}  // namespace
+
 void plan_lookup_int8(NodeContext& ctx) {
   // The reference kernel evaluates the node on the 256 int8 values, with the node's parameters.
   TensorInfo x = ctx.input_info(0), y = ctx.output_info(0);
@@ -251,15 +268,24 @@ void plan_lookup_int8(NodeContext& ctx) {
     fail(ExitCode::failure, "vulkan: node '{}': the reference kernel cannot tabulate {}", ctx.node().name,
          ctx.node().op);
   const auto table = (*results)[0].as<int8_t>();
-  const Tensor& in = ctx.input(0);
-  const Tensor out = ctx.output(0);
-  const PackedLayout& layout = out.layout;
-  const auto p = static_cast<size_t>(layout.packed_axis);
-  ctx.dispatch("int8_lookup", {64, 1, 1}, {},
-               {NodeContext::fetch(in), NodeContext::write(out),
-                NodeContext::read(ctx.weights_words(std::vector<int32_t>(table.begin(), table.end())))},
-               Params().i(layout.texels).i(layout.strides[p]).i(layout.blocks()).i(layout.dims[p]),
-               linear_groups(layout.texels));
+  std::array<int8_t, 256> entries{};
+  std::copy(table.begin(), table.end(), entries.begin());
+  lookup_dispatch(ctx, ctx.input(0), ctx.output(0), entries);
+}
+
+Tensor int8_input_with_output_parameters(NodeContext& ctx, size_t i) {
+  const Int8Params x = int8_params(ctx.input_info(i)), y = int8_params(ctx.output_info(0));
+  if (x == y) return ctx.input(i);
+  // quantize(dequantize(v)) with the input's then the output's parameters, as the reference concat.
+  std::array<int8_t, 256> table{};
+  for (int q = -128; q < 128; ++q)
+    table[static_cast<size_t>(q + 128)] =
+        quantize_value(dequantize_value(static_cast<int8_t>(q), x.scale, x.zero_point), y.scale, y.zero_point);
+  Tensor requantized;
+  requantized.layout = ctx.input(i).layout;
+  requantized.buffer = ctx.scratch(requantized.layout.texels);
+  lookup_dispatch(ctx, ctx.input(i), requantized, table);
+  return requantized;
 }
 
 // ---- pooling ----------------------------------------------------------------------------------------
@@ -280,15 +306,15 @@ std::optional<std::string> check_global_pool_int8(const Graph& graph, const Node
 // ---- data movement ----------------------------------------------------------------------------------
 
 std::optional<std::string> check_data_movement_int8(const Graph& graph, const Node& node) {
-  const size_t data_inputs = node.op == "concat" ? node.inputs.size() : 1;
-  if (auto reason = check_activations(graph, node, data_inputs)) return reason;
-  const Int8Params first = int8_params(graph.tensor(node.inputs[0]));
-  for (size_t i = 1; i < data_inputs; ++i)
-    if (int8_params(graph.tensor(node.inputs[i])) != first)
-      return fmt::format("tensor '{}' has other quantization parameters than '{}'", node.inputs[i], node.inputs[0]);
-  for (const auto& output : node.outputs)
-    if (int8_params(graph.tensor(output)) != first)
-      return fmt::format("tensor '{}' has other quantization parameters than '{}'", output, node.inputs[0]);
+  // concat requantizes the inputs whose parameters differ from its output's (int8_input_with_output_parameters).
+  const bool concat = node.op == "concat";
+  if (auto reason = check_activations(graph, node, concat ? node.inputs.size() : 1)) return reason;
+  if (!concat) {
+    const Int8Params first = int8_params(graph.tensor(node.inputs[0]));
+    for (const auto& output : node.outputs)
+      if (int8_params(graph.tensor(output)) != first)
+        return fmt::format("tensor '{}' has other quantization parameters than '{}'", output, node.inputs[0]);
+  }
   const VulkanKernel* kernel = find_vulkan_kernel(node.op);
   return kernel->check != nullptr ? kernel->check(graph, node) : std::nullopt;
 }

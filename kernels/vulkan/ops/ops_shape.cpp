@@ -96,12 +96,13 @@ void plan_concat(NodeContext& ctx) {
   const Shape& out = ctx.output_info(0).shape;
   const auto axis = static_cast<size_t>(*normalize_axis(attr_int(ctx.node(), "axis"), out.size()));
   const Tensor y = ctx.output(0);
+  const bool int8 = is_int8_node(ctx.graph(), ctx.node());
   int64_t offset = 0;
   for (size_t i = 0; i < ctx.node().inputs.size(); ++i) {
     const Shape& piece = ctx.input_info(i).shape;
     Relayout r = identity(piece);
     r.obase[axis] = offset;
-    relayout(ctx, ctx.input(i), y, r);
+    relayout(ctx, int8 ? int8_input_with_output_parameters(ctx, i) : ctx.input(i), y, r);
     offset += piece[axis];
   }
 }

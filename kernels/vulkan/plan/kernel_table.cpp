@@ -110,6 +110,7 @@ constexpr std::array kInt8Kernels{
     INT8("max_pool2d", pool2d_int8, pool2d), INT8("avg_pool2d", pool2d_int8, pool2d),
     INT8("global_avg_pool", global_pool_int8, global_pool), INT8("sigmoid", lookup_int8, lookup_int8),
     INT8("hardswish", lookup_int8, lookup_int8), INT8("hardsigmoid", lookup_int8, lookup_int8),
+    INT8("silu", lookup_int8, lookup_int8),
     INT8("reshape", data_movement_int8, reshape), INT8("flatten", data_movement_int8, reshape),
     INT8("squeeze", data_movement_int8, reshape), INT8("unsqueeze", data_movement_int8, reshape),
     INT8("identity", data_movement_int8, reshape), INT8("transpose", data_movement_int8, transpose),
