@@ -131,8 +131,10 @@ TEST_CASE("cpu depthwise conv: silu's extremes, NaN kept") {
   // with weight 1 and bias 0 the output is silu(x) itself, as the reference's x / (1 + exp(-x)):
   // NaN for -inf / inf.
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  for (const auto& [x, want] :
+  for (const auto& [input, expected] :
        {std::pair{0.0f, 0.0f}, {100.0f, 100.0f}, {-100.0f, 0.0f}, {-1e30f, 0.0f}, {inf, inf}, {-inf, nan}, {nan, nan}}) {
+    // Copies: doctest's INFO captures by reference, which C++20 (clang 14) refuses for structured bindings.
+    const float x = input, want = expected;
     std::vector<float> w(9, 0.0f);
     w[4] = 1.0f;
     const cpu::OwnedBlock memory(cpu::depthwise_bytes(3, 3, 1));
