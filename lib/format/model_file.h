@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lib/core/file_io.h"
+#include "lib/format/checksum.h"
 #include "lib/ir/graph.h"
 
 namespace mt {
@@ -29,6 +32,52 @@ Graph read_model(const std::string& path);
 
 // Validates and decodes a model from bytes; `input.source` names it in errors.
 Graph decode_model(const InputBytes& input);
+
+// The data section's checksum, verified on a thread of its own while the caller decodes the graph and
+// plans it (mt-format(5), "When each check runs"): a model is ready sooner by the time the checksum
+// takes, with the same guarantee, as long as nothing computed from the weights is used before wait()
+// returns. A corrupted file fails with the same error as under decode_model(input): wait() throws it,
+// and guard() puts it in place of any error the corrupted weights caused first.
+class DataCheck {
+ public:
+  DataCheck() = default;
+  ~DataCheck();  // joins the thread; throws nothing
+  DataCheck(const DataCheck&) = delete;
+  DataCheck& operator=(const DataCheck&) = delete;
+
+  // Joins the check; throws Error(invalid_input) "SOURCE: data section checksum mismatch (file
+  // corrupted)" where it failed. Also where nothing was started (a no-op).
+  void wait();
+
+  // Runs work(); where it throws, waits first and throws the checksum's error if the data section is
+  // corrupted, else rethrows work()'s.
+  template <typename Work>
+  auto guard(Work&& work) -> decltype(work()) {
+    try {
+      return work();
+    } catch (...) {
+      wait();
+      throw;
+    }
+  }
+
+  // Starts verifying `size` bytes at `data` (kept alive by `owner`) against `expected`: on a thread,
+  // or here and now where no thread can be started.
+  void start(std::shared_ptr<const void> owner, const std::byte* data, size_t size, uint64_t expected,
+             ChecksumAlgorithm algorithm, std::string source);
+
+ private:
+  std::shared_ptr<const void> owner_;
+  std::thread thread_;
+  bool mismatch_ = false;  // written by the thread, read after join
+  std::string source_;
+};
+
+// decode_model that leaves the data section's checksum to `data_check` (started here, running while
+// the graph is decoded and validated): the caller plans, then calls data_check.wait() before the
+// first inference. Every other check runs here, as in decode_model(input).
+Graph decode_model(const InputBytes& input, DataCheck& data_check);
+Graph read_model(const std::string& path, DataCheck& data_check);
 
 // Serialises a model: header, JSON, data. Deterministic: the same graph gives the same bytes.
 void write_model(const Graph& graph, OutputFile& out);
