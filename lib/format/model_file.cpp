@@ -228,8 +228,8 @@ void emit(const Layout& layout, Sink&& sink) {
 
 class Reader {
  public:
-  // data_check: where the data section's checksum goes (null: verified here, before decoding).
-  explicit Reader(const InputBytes& input, DataCheck* data_check = nullptr) : input_(input), data_check_(data_check) {}
+  // data_check: where the data section's checksum is started, before decoding.
+  Reader(const InputBytes& input, DataCheck& data_check) : input_(input), data_check_(data_check) {}
 
   Graph decode() {
     const Header h = read_header();
@@ -307,9 +307,7 @@ class Reader {
       bad("the padding between the graph and data sections is not zero");
     if (checksum(p + h.graph_offset, h.graph_size, algorithm) != h.graph_checksum)
       bad("graph section checksum mismatch (file corrupted)");
-    if (data_check_ != nullptr)
-      data_check_->start(input_.owner, p + h.data_offset, h.data_size, h.data_checksum, algorithm, input_.source);
-    else if (checksum(p + h.data_offset, h.data_size, algorithm) != h.data_checksum) bad("{}", kDataMismatch);
+    data_check_.start(input_.owner, p + h.data_offset, h.data_size, h.data_checksum, algorithm, input_.source);
     return h;
   }
 
@@ -523,7 +521,7 @@ class Reader {
   }
 
   const InputBytes& input_;
-  DataCheck* data_check_;
+  DataCheck& data_check_;
 };
 
 }  // namespace
@@ -539,6 +537,7 @@ void DataCheck::start(std::shared_ptr<const void> owner, const std::byte* data, 
   source_ = std::move(source);
   mismatch_ = false;
   auto verify = [this, data, size, expected, algorithm] { mismatch_ = checksum(data, size, algorithm) != expected; };
+  if (size < kDataCheckThreadMinBytes) return verify();
   try {
     thread_ = std::thread(verify);
   } catch (const std::system_error&) {  // no thread to be had (a process or memory limit): verify here
@@ -552,10 +551,15 @@ void DataCheck::wait() {
   if (mismatch_) invalid_input("{}: {}", source_, kDataMismatch);
 }
 
-Graph decode_model(const InputBytes& input) { return Reader(input).decode(); }
+Graph decode_model(const InputBytes& input) {
+  DataCheck data_check;
+  Graph graph = decode_model(input, data_check);
+  data_check.wait();
+  return graph;
+}
 
 Graph decode_model(const InputBytes& input, DataCheck& data_check) {
-  return data_check.guard([&] { return Reader(input, &data_check).decode(); });
+  return data_check.guard([&] { return Reader(input, data_check).decode(); });
 }
 
 Graph read_model(const std::string& path) { return decode_model(read_input(path)); }

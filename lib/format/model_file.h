@@ -26,18 +26,23 @@ inline constexpr size_t kDataAlignment = 64;
 // holds a few KiB per node). Checked by the .mt reader and the ONNX importer before per-node work.
 inline constexpr size_t kMaxNodes = size_t{1} << 19;
 
-// Reads and fully validates a model from a path ("-" or "": stdin). Constants point into the
-// file's memory map. Throws Error(invalid_input) as "PATH: what is wrong".
+// Reads and fully validates a model from a path ("-" or "": stdin); the data section's checksum
+// runs beside decoding (DataCheck) and has passed when it returns. Constants point into the file's
+// memory map. Throws Error(invalid_input) as "PATH: what is wrong".
 Graph read_model(const std::string& path);
 
 // Validates and decodes a model from bytes; `input.source` names it in errors.
 Graph decode_model(const InputBytes& input);
 
+// A data section this large or larger is verified on a thread of its own; a smaller one in
+// start(), where a thread would cost about as much as the checksum (tens of microseconds).
+inline constexpr size_t kDataCheckThreadMinBytes = size_t{1} << 20;
+
 // The data section's checksum, verified on a thread of its own while the caller decodes the graph and
-// plans it (mt-format(5), "When each check runs"): a model is ready sooner by the time the checksum
-// takes, with the same guarantee, as long as nothing computed from the weights is used before wait()
-// returns. A corrupted file fails with the same error as under decode_model(input): wait() throws it,
-// and guard() puts it in place of any error the corrupted weights caused first.
+// plans it (mt-format(5)): a model is ready sooner by the time the checksum takes, with the same
+// guarantee, as long as nothing computed from the weights is used before wait() returns. A corrupted
+// file fails with the same error either way: wait() throws it, and guard() puts it in place of any
+// error the corrupted weights caused first.
 class DataCheck {
  public:
   DataCheck() = default;
@@ -62,7 +67,7 @@ class DataCheck {
   }
 
   // Starts verifying `size` bytes at `data` (kept alive by `owner`) against `expected`: on a thread,
-  // or here and now where no thread can be started.
+  // or here and now under kDataCheckThreadMinBytes or where no thread can be started.
   void start(std::shared_ptr<const void> owner, const std::byte* data, size_t size, uint64_t expected,
              ChecksumAlgorithm algorithm, std::string source);
 

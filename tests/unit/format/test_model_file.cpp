@@ -213,9 +213,16 @@ TEST_CASE("header validation") {
     b[b.size() - 70] ^= std::byte{1};
     expect_error(b, ExitCode::invalid_input, "data section checksum mismatch");
   }
-  SUBCASE("data checksum deferred: the graph decodes, wait() refuses it; guard() prefers its error") {
-    auto b = good;
+  SUBCASE("data checksum on its thread: the graph decodes, wait() refuses it; guard() prefers its error") {
+    // A data section large enough for DataCheck's thread: an extra constant of 1.2 MB.
+    Graph big = make_graph();
+    std::vector<float> values(300000, 0.5f);
+    big.add_tensor(constant("big", {300000}, ConstData::copy_of(values.data(), values.size() * sizeof(float))));
+    REQUIRE(read_le<uint64_t>(encode_model(big), 48) >= kDataCheckThreadMinBytes);
+    CHECK(decode_model(as_input(encode_model(big))).tensors.size() == big.tensors.size());
+    auto b = encode_model(big);
     b[b.size() - 70] ^= std::byte{1};
+    expect_error(b, ExitCode::invalid_input, "data section checksum mismatch");
     DataCheck check;
     const Graph graph = decode_model(as_input(b), check);
     CHECK(graph.nodes.size() == 3);
@@ -225,7 +232,7 @@ TEST_CASE("header validation") {
     CHECK_THROWS_WITH_AS(again.guard([]() -> int { invalid_input("a later error the corrupted weights caused"); }),
                          "test.mt: data section checksum mismatch (file corrupted)", Error);
     DataCheck intact;
-    const Graph fine = decode_model(as_input(good), intact);
+    const Graph fine = decode_model(as_input(encode_model(big)), intact);
     CHECK_THROWS_WITH_AS(intact.guard([]() -> int { invalid_input("its own error"); }), "its own error", Error);
     CHECK_NOTHROW(intact.wait());
   }
