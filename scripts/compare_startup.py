@@ -4,10 +4,11 @@
 For each model (scripts/export_models.py), prepacked for cpu (`mt-convert | mt-fuse | mt-prepack --backend
 cpu`), measures in fresh processes, taking turns in a rotated order each round, medians over the rounds:
 
-  mt            mt-bench --iterations 1 --warmup 0: load (map, verify every checksum, decode, validate),
-                plan, load + plan, peak RSS of the whole run (VmHWM: getrusage's maxrss would include
-                what this script held when it started the process), and the plan's weight,
-                packed-copy and arena bytes
+  mt            mt-bench --iterations 1 --warmup 0: load (map, decode, validate; the data section's
+                checksum runs beside it on a thread of its own), plan (waiting for that checksum),
+                load + plan, peak RSS of the whole run (VmHWM: getrusage's maxrss would include what
+                this script held when it started the process), and the plan's weight, packed-copy
+                and arena bytes
   mt-baseline   the same for another build of mt (--baseline-bin DIR: its own tools build its own
                 files), so that a change is measured before and after, interleaved
   PyTorch lite  torch.jit.mobile._load_for_lite_interpreter on the optimize_for_mobile model

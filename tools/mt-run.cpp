@@ -55,7 +55,9 @@ int run(const mt::cli::Tool& tool, const Options& o) {
   if (!o.labels.empty() && o.topk == 0) mt::fail(mt::ExitCode::usage, "--labels needs --topk K");
   const mt::InputOptions in = input_options(o);  // flag errors before the (possibly slow) model read
 
-  const mt::Graph graph = tool.load_model(o.model);
+  // The data section's checksum runs on a thread of its own until run_once has planned the model.
+  mt::DataCheck data_check;
+  const mt::Graph graph = tool.load_model(o.model, data_check);
   const std::string model_name = o.model.empty() || o.model == "-" ? "<stdin>" : o.model;
   mt::require_model_backend(graph, o.run_on.device, model_name);
   std::vector<mt::OutputSpec> output_specs, compare_specs;
@@ -71,7 +73,8 @@ int run(const mt::cli::Tool& tool, const Options& o) {
 
   const std::vector<mt::HostArray> inputs = mt::load_inputs(graph, in);
   if (plan_options.precision.empty()) plan_options.precision = mt::default_precision(graph);
-  const mt::RunResult result = mt::run_once(backend, graph, plan_options, inputs);
+  const mt::RunResult result =
+      data_check.guard([&] { return mt::run_once(backend, graph, plan_options, inputs, &data_check); });
   spdlog::info("{}: planned in {:.2f} ms, ran in {:.2f} ms; arena {} bytes (unshared {}), weights {} bytes, packed {}",
                o.run_on.device, result.plan_seconds * 1e3, result.run_seconds * 1e3, result.memory.arena_bytes,
                result.memory.intermediate_bytes, result.memory.weight_bytes, result.memory.packed_weight_bytes);

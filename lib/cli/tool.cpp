@@ -66,7 +66,14 @@ int Tool::run(int argc, char** argv, const std::function<int()>& body) {
 }
 
 Graph Tool::load_model(const std::string& path) const {
-  Graph graph = read_model(path);
+  DataCheck data_check;
+  Graph graph = load_model(path, data_check);
+  data_check.wait();
+  return graph;
+}
+
+Graph Tool::load_model(const std::string& path, DataCheck& data_check) const {
+  Graph graph = read_model(path, data_check);
   spdlog::info("read {}: {} nodes, {} tensors", path.empty() || path == "-" ? "<stdin>" : path, graph.nodes.size(),
                graph.tensors.size());
   return graph;

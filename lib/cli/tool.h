@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/format/model_file.h"
 #include "lib/ir/graph.h"
 
 namespace mt::cli {
@@ -25,6 +26,8 @@ class Tool {
 
   // Reads the model argument (a path, "-" or "" for stdin).
   Graph load_model(const std::string& path) const;
+  // The same, the data section's checksum left running in `data_check` (model_file.h).
+  Graph load_model(const std::string& path, DataCheck& data_check) const;
   // Appends this invocation to the model's provenance and writes it (to -o PATH or stdout).
   void save_model(Graph& graph, const std::string& path) const;
 

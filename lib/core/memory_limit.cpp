@@ -43,6 +43,7 @@ std::optional<MemoryAvailable> memory_available() {
 }
 
 void check_memory_available(uint64_t bytes, std::string_view what, bool file_backed) {
+  if (bytes == 0) return;  // nothing to allocate (a prepacked model's weights): no need to read /proc
   const std::optional<MemoryAvailable> available = file_backed ? address_space_available() : memory_available();
   if (available && bytes > available->bytes)
     fail(ExitCode::failure, "not enough memory: {} needs {} bytes ({:.1f} MiB), more than the {} bytes ({:.1f} MiB) available {}", what,

@@ -20,6 +20,7 @@ using nlohmann::json;
 
 constexpr char kMagic[8] = {'\x89', 'M', 'T', 'M', '\r', '\n', '\x1a', '\n'};
 constexpr int kMaxJsonDepth = 32;
+constexpr const char* kDataMismatch = "data section checksum mismatch (file corrupted)";
 
 // Field offsets inside the 128-byte header; all integers little-endian.
 struct Header {
@@ -227,7 +228,8 @@ void emit(const Layout& layout, Sink&& sink) {
 
 class Reader {
  public:
-  explicit Reader(const InputBytes& input) : input_(input) {}
+  // data_check: where the data section's checksum is started, before decoding.
+  Reader(const InputBytes& input, DataCheck& data_check) : input_(input), data_check_(data_check) {}
 
   Graph decode() {
     const Header h = read_header();
@@ -305,8 +307,7 @@ class Reader {
       bad("the padding between the graph and data sections is not zero");
     if (checksum(p + h.graph_offset, h.graph_size, algorithm) != h.graph_checksum)
       bad("graph section checksum mismatch (file corrupted)");
-    if (checksum(p + h.data_offset, h.data_size, algorithm) != h.data_checksum)
-      bad("data section checksum mismatch (file corrupted)");
+    data_check_.start(input_.owner, p + h.data_offset, h.data_size, h.data_checksum, algorithm, input_.source);
     return h;
   }
 
@@ -520,13 +521,50 @@ class Reader {
   }
 
   const InputBytes& input_;
+  DataCheck& data_check_;
 };
 
 }  // namespace
 
-Graph decode_model(const InputBytes& input) { return Reader(input).decode(); }
+DataCheck::~DataCheck() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void DataCheck::start(std::shared_ptr<const void> owner, const std::byte* data, size_t size, uint64_t expected,
+                      ChecksumAlgorithm algorithm, std::string source) {
+  if (thread_.joinable()) thread_.join();
+  owner_ = std::move(owner);
+  source_ = std::move(source);
+  mismatch_ = false;
+  auto verify = [this, data, size, expected, algorithm] { mismatch_ = checksum(data, size, algorithm) != expected; };
+  if (size < kDataCheckThreadMinBytes) return verify();
+  try {
+    thread_ = std::thread(verify);
+  } catch (const std::system_error&) {  // no thread to be had (a process or memory limit): verify here
+    verify();
+  }
+}
+
+void DataCheck::wait() {
+  if (thread_.joinable()) thread_.join();
+  owner_.reset();
+  if (mismatch_) invalid_input("{}: {}", source_, kDataMismatch);
+}
+
+Graph decode_model(const InputBytes& input) {
+  DataCheck data_check;
+  Graph graph = decode_model(input, data_check);
+  data_check.wait();
+  return graph;
+}
+
+Graph decode_model(const InputBytes& input, DataCheck& data_check) {
+  return data_check.guard([&] { return Reader(input, data_check).decode(); });
+}
 
 Graph read_model(const std::string& path) { return decode_model(read_input(path)); }
+
+Graph read_model(const std::string& path, DataCheck& data_check) { return decode_model(read_input(path), data_check); }
 
 void write_model(const Graph& graph, OutputFile& out) {
   const Layout layout = plan_layout(graph);

@@ -21,11 +21,14 @@ void require_model_backend(const Graph& graph, std::string_view backend, std::st
 }
 
 RunResult run_once(const Backend& backend, const Graph& graph, const PlanOptions& options,
-                   const std::vector<HostArray>& inputs) {
+                   const std::vector<HostArray>& inputs, DataCheck* data_check) {
   using Clock = std::chrono::steady_clock;
   RunResult result;
   const auto plan_start = Clock::now();
-  auto plan = backend.plan(graph, options);
+  DataCheck none;
+  DataCheck& check = data_check != nullptr ? *data_check : none;
+  auto plan = check.guard([&] { return backend.plan(graph, options); });
+  check.wait();
   result.plan_seconds = std::chrono::duration<double>(Clock::now() - plan_start).count();
 
   if (inputs.size() != graph.inputs.size())

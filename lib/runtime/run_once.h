@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/format/model_file.h"
 #include "lib/io/npy.h"
 #include "lib/runtime/backend.h"
 
@@ -22,8 +23,10 @@ struct RunResult {
 };
 
 // `inputs` in graph.inputs order, already checked against the declared dtypes and shapes.
+// data_check: the model's data-section checksum still running (read_model(path, check)), waited for
+// after planning and before the inference.
 RunResult run_once(const Backend& backend, const Graph& graph, const PlanOptions& options,
-                   const std::vector<HostArray>& inputs);
+                   const std::vector<HostArray>& inputs, DataCheck* data_check = nullptr);
 
 // Shortens the leading dimension of each output whose valid rows are counted at run time
 // (lib/ops/valid_rows.h) to that count, read from the count's own output: the arrays then hold

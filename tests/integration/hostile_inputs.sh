@@ -81,6 +81,8 @@ data_at=$(($(stat -c %s "$base") - 100))
 mtfile flip "$base" "$work/flip.mt" 30 && expect_model 3 "header checksum mismatch" "$work/flip.mt"
 mtfile flip "$base" "$work/flip.mt" "$graph_at" && expect_model 3 "graph section checksum mismatch" "$work/flip.mt"
 mtfile flip "$base" "$work/flip.mt" "$data_at" && expect_model 3 "data section checksum mismatch" "$work/flip.mt"
+# mt-run and mt-bench verify the data section while they plan (mt-format(5)): refused all the same.
+expect 3 "data section checksum mismatch" mt-bench "$work/flip.mt" --iterations 1
 mtfile flip "$base" "$work/flip.mt" 9 && expect_model 3 "written by mt-" "$work/flip.mt"
 # The bytes no checksum covers must be zero: header bytes 96 to 127, the padding before the data section.
 mtfile flip "$base" "$work/flip.mt" 100 && expect_model 3 "reserved header bytes 96 to 127 are not zero" "$work/flip.mt"

@@ -95,16 +95,29 @@ json graph_json(const std::vector<std::byte>& bytes) {
 }
 
 // Decodes and expects an Error with `code` whose one-line message contains `fragment`.
+// Decodes, verifying the data section before decoding, or (deferred) on DataCheck's thread while
+// decoding, waited for after.
+Graph decode(const std::vector<std::byte>& bytes, bool deferred) {
+  if (!deferred) return decode_model(as_input(bytes));
+  DataCheck check;
+  Graph graph = decode_model(as_input(bytes), check);
+  check.wait();
+  return graph;
+}
+
+// Both ways of reading fail with the same one-line error.
 void expect_error(const std::vector<std::byte>& bytes, ExitCode code, const std::string& fragment) {
-  try {
-    decode_model(as_input(bytes));
-    FAIL("expected an error containing: " << fragment);
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    CHECK_MESSAGE(message.find(fragment) != std::string::npos, message);
-    CHECK(message.find('\n') == std::string::npos);
-    CHECK(message.rfind("test.mt: ", 0) == 0);
-    CHECK(static_cast<int>(e.code()) == static_cast<int>(code));
+  for (const bool deferred : {false, true}) {
+    try {
+      decode(bytes, deferred);
+      FAIL("expected an error containing: " << fragment << (deferred ? " (data check deferred)" : ""));
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      CHECK_MESSAGE(message.find(fragment) != std::string::npos, message);
+      CHECK(message.find('\n') == std::string::npos);
+      CHECK(message.rfind("test.mt: ", 0) == 0);
+      CHECK(static_cast<int>(e.code()) == static_cast<int>(code));
+    }
   }
 }
 
@@ -181,7 +194,8 @@ TEST_CASE("header validation") {
     for (size_t at = 0; at < good.size(); ++at) {
       auto b = good;
       b[at] ^= std::byte{0x10};
-      CHECK_THROWS_AS(decode_model(as_input(b)), Error);
+      CHECK_THROWS_AS(decode(b, false), Error);
+      CHECK_THROWS_AS(decode(b, true), Error);
     }
   }
   SUBCASE("header checksum") {
@@ -198,6 +212,29 @@ TEST_CASE("header validation") {
     auto b = good;
     b[b.size() - 70] ^= std::byte{1};
     expect_error(b, ExitCode::invalid_input, "data section checksum mismatch");
+  }
+  SUBCASE("data checksum on its thread: the graph decodes, wait() refuses it; guard() prefers its error") {
+    // A data section large enough for DataCheck's thread: an extra constant of 1.2 MB.
+    Graph big = make_graph();
+    std::vector<float> values(300000, 0.5f);
+    big.add_tensor(constant("big", {300000}, ConstData::copy_of(values.data(), values.size() * sizeof(float))));
+    REQUIRE(read_le<uint64_t>(encode_model(big), 48) >= kDataCheckThreadMinBytes);
+    CHECK(decode_model(as_input(encode_model(big))).tensors.size() == big.tensors.size());
+    auto b = encode_model(big);
+    b[b.size() - 70] ^= std::byte{1};
+    expect_error(b, ExitCode::invalid_input, "data section checksum mismatch");
+    DataCheck check;
+    const Graph graph = decode_model(as_input(b), check);
+    CHECK(graph.nodes.size() == 3);
+    CHECK_THROWS_WITH_AS(check.wait(), "test.mt: data section checksum mismatch (file corrupted)", Error);
+    DataCheck again;
+    const Graph same = decode_model(as_input(b), again);
+    CHECK_THROWS_WITH_AS(again.guard([]() -> int { invalid_input("a later error the corrupted weights caused"); }),
+                         "test.mt: data section checksum mismatch (file corrupted)", Error);
+    DataCheck intact;
+    const Graph fine = decode_model(as_input(encode_model(big)), intact);
+    CHECK_THROWS_WITH_AS(intact.guard([]() -> int { invalid_input("its own error"); }), "its own error", Error);
+    CHECK_NOTHROW(intact.wait());
   }
   SUBCASE("truncated at every section boundary") {
     const auto data_offset = read_le<uint64_t>(good, 40);
