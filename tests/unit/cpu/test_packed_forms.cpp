@@ -298,13 +298,14 @@ TEST_CASE("cpu packed forms: check_node accepts a cpu layout only where the node
     FAIL("no node reads " << tensor);
     return packed.graph.nodes[0];
   };
-  for (const auto& [tensor, layout] :
+  for (const auto& [name, layout_tag] :
        std::vector<std::pair<std::string, std::string>>{{"narrow", "cpu_gemm"},
                                                         {"pb", "cpu_gemm"},
                                                         {"strided", "cpu_winograd4_gemm"},
                                                         {"winograd4", "cpu_winograd2"},
                                                         {"head", "cpu_gemm"},
                                                         {"depthwise", "cpu_vnni_depthwise"}}) {
+    const std::string tensor = name, layout = layout_tag;  // INFO captures them: not structured bindings (clang 14)
     INFO(tensor, " in ", layout);
     GraphBuilder edited = packed;
     edited.graph.tensor(tensor).layout = layout;
