@@ -243,7 +243,9 @@ for ((round = 1; round <= rounds; round++)); do
             "$(json 'd["cosine"]' <<<"$out")" "$load" "$cpu_ms" >>"$results"
           ncnn_device=$(json 'd["device"]' <<<"$out")
         else
-          why="run failed: $(tail -1 "$work/ncnn-run.log")"  # an int8 failure leaves the float runs
+          # ncnn names a layer it refuses before its last line ("extracting output failed"); an int8
+          # failure leaves the model's float runs.
+          why="run failed: $(grep -m1 'not supported' "$work/ncnn-run.log" || tail -1 "$work/ncnn-run.log")"
           if [[ $p == int8 ]]; then failed_int8[ncnn,$m]=$why; else ncnn_failed[$m]=$why; fi
         fi
       fi
