@@ -30,7 +30,9 @@
 #      the shaders run on the CPU, so this is the work both do, and it hardly depends on other load on
 #      the machine, unlike latency): the same run again with one timed iteration, and the difference of
 #      the two CPU times over ITERATIONS - 1 is the CPU time of one inference (loading, planning and
-#      warm-up cancel out).
+#      warm-up cancel out). lavapipe compiles each shader at its first dispatch (into Mesa's disk
+#      cache), so the first round of new tools on a model can charge compilations to the long run;
+#      the median of 3 rounds leaves such a round out.
 #
 # --device lavapipe (the default) points both at Mesa's CPU driver through VK_ICD_FILENAMES;
 # --device default leaves the Vulkan loader alone, and each runtime takes its default device (the
