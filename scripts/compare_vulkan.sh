@@ -61,7 +61,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 count() { [[ $1 =~ ^[0-9]+$ ]] || die "$2 must be a whole number, not '$1'" 2; echo "$1"; }
 
 while [[ $# -gt 0 ]]; do
-  [[ $1 == -h || $1 == --help ]] && { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+  [[ $1 == -h || $1 == --help ]] && { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
   [[ $# -ge 2 ]] || usage
   case $1 in
     --ncnn-src) ncnn_src=$2 ;;
