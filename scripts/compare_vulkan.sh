@@ -26,6 +26,13 @@
 #      result is the median of the rounds' medians, so a burst of other load hits one round of both.
 #      ncnn's output of every run is compared with the model's expected.npy (PyTorch), so a broken
 #      conversion cannot pass for a fast one.
+#      Each run is also timed in CPU time (user + system of the process, all its threads: on lavapipe
+#      the shaders run on the CPU, so this is the work both do, and it hardly depends on other load on
+#      the machine, unlike latency): the same run again with one timed iteration, and the difference of
+#      the two CPU times over ITERATIONS - 1 is the CPU time of one inference (loading, planning and
+#      warm-up cancel out). lavapipe compiles each shader at its first dispatch (into Mesa's disk
+#      cache), so the first round of new tools on a model can charge compilations to the long run;
+#      the median of 3 rounds leaves such a round out.
 #
 # --device lavapipe (the default) points both at Mesa's CPU driver through VK_ICD_FILENAMES;
 # --device default leaves the Vulkan loader alone, and each runtime takes its default device (the
@@ -54,7 +61,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 count() { [[ $1 =~ ^[0-9]+$ ]] || die "$2 must be a whole number, not '$1'" 2; echo "$1"; }
 
 while [[ $# -gt 0 ]]; do
-  [[ $1 == -h || $1 == --help ]] && { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+  [[ $1 == -h || $1 == --help ]] && { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
   [[ $# -ge 2 ]] || usage
   case $1 in
     --ncnn-src) ncnn_src=$2 ;;
@@ -83,7 +90,7 @@ case $device in
   default) ;;
   *) die "--device must be lavapipe or default, not '$device'" 2 ;;
 esac
-[[ $iterations -ge 1 && $rounds -ge 1 ]] || die "--iterations and --rounds must be at least 1" 2
+[[ $iterations -ge 2 && $rounds -ge 1 ]] || die "--iterations must be at least 2 and --rounds at least 1" 2
 IFS=, read -r -a model_list <<<"$models"
 IFS=, read -r -a precision_list <<<"$precisions"
 for p in "${precision_list[@]}"; do [[ $p == fp32 || $p == fp16 || $p == int8 ]] || die "unknown precision '$p'" 2; done
@@ -205,7 +212,19 @@ done
 # ---- 3. timing -----------------------------------------------------------------------------------------
 json() { /usr/bin/python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
 results=$CACHE/results.tsv
-printf 'round\tmodel\tprecision\truntime\tmedian_ms\tdevice\tmax_abs_error\tcosine\tload\n' >"$results"
+printf 'round\tmodel\tprecision\truntime\tmedian_ms\tdevice\tmax_abs_error\tcosine\tload\tcpu_ms\n' >"$results"
+cpu_file=$CACHE/cpu.txt
+# cpu_seconds CMD...: runs CMD (its stdout passes through) and leaves its user + system seconds in $cpu_file.
+cpu_seconds() { /usr/bin/time -f '%U %S' -o "$cpu_file" "$@"; }
+cpu_sum() { awk 'END { print $1 + $2 }' "$cpu_file"; }
+# cpu_per_inference LONG_CPU CMD...: runs CMD, the command that took LONG_CPU seconds with --iterations
+# timed runs, now with one; prints (LONG_CPU - its CPU seconds) / (iterations - 1) in ms.
+cpu_per_inference() {
+  local long=$1
+  shift
+  cpu_seconds "$@" >/dev/null 2>&1 || { echo ""; return; }
+  awk -v long="$long" -v short="$(cpu_sum)" -v n="$iterations" 'BEGIN { printf "%.1f", (long - short) / (n - 1) * 1e3 }'
+}
 ncnn_device="" mt_device=""
 for ((round = 1; round <= rounds; round++)); do
   for m in "${model_list[@]}"; do
@@ -217,26 +236,34 @@ for ((round = 1; round <= rounds; round++)); do
       if [[ -z ${ncnn_failed[$m]:-} && ( $p != int8 || -z ${failed_int8[ncnn,$m]:-} ) ]]; then
         ncnn_model=$work/model ncnn_precision=$p
         [[ $p == int8 ]] && ncnn_model=$work/model_int8 ncnn_precision=fp16
-        if out=$("$timer" "$ncnn_model.ncnn.param" "$ncnn_model.ncnn.bin" "$src/input.npy" "$in_name" "$out_name" "$ncnn_precision" \
-                 "$warmup" "$iterations" "$src/expected.npy" 2>"$work/ncnn-run.log"); then
-          printf '%s\t%s\t%s\tncnn\t%s\t%s\t%s\t%s\t%s\n' "$round" "$m" "$p" "$(json 'd["median_ms"]' <<<"$out")" \
+        ncnn_run=("$timer" "$ncnn_model.ncnn.param" "$ncnn_model.ncnn.bin" "$src/input.npy" "$in_name" "$out_name"
+                  "$ncnn_precision" "$warmup")  # then ITERATIONS [EXPECTED.npy]
+        if out=$(cpu_seconds "${ncnn_run[@]}" "$iterations" "$src/expected.npy" 2>"$work/ncnn-run.log"); then
+          cpu_ms=$(cpu_per_inference "$(cpu_sum)" "${ncnn_run[@]}" 1)
+          printf '%s\t%s\t%s\tncnn\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$m" "$p" "$(json 'd["median_ms"]' <<<"$out")" \
             "$(json 'd["device"]' <<<"$out")" "$(json 'd["max_abs_error"]' <<<"$out")" \
-            "$(json 'd["cosine"]' <<<"$out")" "$load" >>"$results"
+            "$(json 'd["cosine"]' <<<"$out")" "$load" "$cpu_ms" >>"$results"
           ncnn_device=$(json 'd["device"]' <<<"$out")
         else
-          ncnn_failed[$m]="run failed: $(tail -1 "$work/ncnn-run.log")"
+          # ncnn names a layer it refuses before its last line ("extracting output failed"); an int8
+          # failure leaves the model's float runs.
+          why="run failed: $(grep -m1 'not supported' "$work/ncnn-run.log" || tail -1 "$work/ncnn-run.log")"
+          if [[ $p == int8 ]]; then failed_int8[ncnn,$m]=$why; else ncnn_failed[$m]=$why; fi
         fi
       fi
       if [[ -z ${mt_failed[$m]:-} && ( $p != int8 || -z ${failed_int8[mt,$m]:-} ) ]]; then
         mt_model=$work/model.mt mt_precision=$p
         [[ $p == int8 ]] && mt_model=$work/model_int8.mt mt_precision=fp16
-        if out=$("$mt_bin/mt-bench" "$mt_model" -d vulkan --precision "$mt_precision" -w "$warmup" -n "$iterations" \
-                 -i "$in_name=$src/input.npy" -f json -q 2>"$work/mt-run.log"); then
-          printf '%s\t%s\t%s\tmt\t%s\t%s\t\t\t%s\n' "$round" "$m" "$p" "$(json 'd["timing"]["latency_ms"]["median"]' <<<"$out")" \
-            "$(json 'd["setup"]["gpu_name"]' <<<"$out")" "$load" >>"$results"
+        mt_run=("$mt_bin/mt-bench" "$mt_model" -d vulkan --precision "$mt_precision" -w "$warmup"
+                -i "$in_name=$src/input.npy" -f json -q -n)  # then ITERATIONS
+        if out=$(cpu_seconds "${mt_run[@]}" "$iterations" 2>"$work/mt-run.log"); then
+          cpu_ms=$(cpu_per_inference "$(cpu_sum)" "${mt_run[@]}" 1)
+          printf '%s\t%s\t%s\tmt\t%s\t%s\t\t\t%s\t%s\n' "$round" "$m" "$p" "$(json 'd["timing"]["latency_ms"]["median"]' <<<"$out")" \
+            "$(json 'd["setup"]["gpu_name"]' <<<"$out")" "$load" "$cpu_ms" >>"$results"
           mt_device=$(json 'd["setup"]["gpu_name"]' <<<"$out")
         else
-          mt_failed[$m]="run failed: $(tail -1 "$work/mt-run.log")"
+          why="run failed: $(tail -1 "$work/mt-run.log")"  # an int8 failure leaves the float runs
+          if [[ $p == int8 ]]; then failed_int8[mt,$m]=$why; else mt_failed[$m]=$why; fi
         fi
       fi
       log "round $round/$rounds: $m $p done"

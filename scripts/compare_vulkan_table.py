@@ -28,26 +28,38 @@ def main() -> int:
     precisions = list(dict.fromkeys(r["precision"] for r in rows)) or ["fp32"]
     rounds = sorted({int(r["round"]) for r in rows})
 
-    def times(model, precision, runtime):  # round -> median ms
+    def times(model, precision, runtime, column):  # round -> median ms (or CPU ms)
         if (model, runtime) in failed:
             return {}
-        return {int(r["round"]): float(r["median_ms"]) for r in rows
-                if (r["model"], r["precision"], r["runtime"]) == (model, precision, runtime)}
+        return {int(r["round"]): float(r[column]) for r in rows
+                if (r["model"], r["precision"], r["runtime"]) == (model, precision, runtime) and r.get(column)}
 
-    print("| model |" + "".join(f" ncnn {p} ms | mt {p} ms | mt / ncnn |" for p in precisions))
-    print("|---|" + "---:|---:|---:|" * len(precisions))
-    for m in models:
-        cells = []
-        for p in precisions:
-            n, t = times(m, p, "ncnn"), times(m, p, "mt")
-            ratios = [t[k] / n[k] for k in n if k in t]
-            cells += [f"{statistics.median(n.values()):.0f}" if n else "-",
-                      f"{statistics.median(t.values()):.0f}" if t else "-",
-                      f"{statistics.median(ratios):.2f}" if ratios else "-"]
-        print(f"| {m} | " + " | ".join(cells) + " |")
+    def table(column, unit):
+        print("| model |" + "".join(f" ncnn {p} {unit} | mt {p} {unit} | mt / ncnn |" for p in precisions))
+        print("|---|" + "---:|---:|---:|" * len(precisions))
+        for m in models:
+            cells = []
+            for p in precisions:
+                n, t = times(m, p, "ncnn", column), times(m, p, "mt", column)
+                ratios = [t[k] / n[k] for k in n if k in t and n[k] > 0]
+                cells += [f"{statistics.median(n.values()):.0f}" if n else "-",
+                          f"{statistics.median(t.values()):.0f}" if t else "-",
+                          f"{statistics.median(ratios):.2f}" if ratios else "-"]
+            print(f"| {m} | " + " | ".join(cells) + " |")
+        print()
+
+    print("Latency (wall time per inference):")
     print()
+    table("median_ms", "ms")
+    if any(r.get("cpu_ms") for r in rows):
+        print("CPU time per inference (user + system of all the process's threads):")
+        print()
+        table("cpu_ms", "CPU ms")
+    loads = [float(r["load"]) for r in rows if r.get("load")]
     print(f"{len(rounds)} rounds; a runtime's figure is the median of the rounds' medians (each of {iterations} "
-          f"timed runs after the first run and {warmup} warm-ups), mt / ncnn the median of the rounds' paired ratios.")
+          f"timed runs after the first run and {warmup} warm-ups), mt / ncnn the median of the rounds' paired ratios. "
+          "CPU time: the run's CPU time less that of the same run with one timed iteration, over "
+          f"{iterations} - 1." + (f" 1-minute load average {min(loads):.2f}-{max(loads):.2f} at the runs' starts." if loads else ""))
     if "int8" in precisions:
         print("int8: each runtime's own quantization of the model (ncnn2table with KL and ncnn2int8; mt-quantize), "
               "calibrated on the model's own input, with fp16 activations.")

@@ -20,10 +20,11 @@ struct ConvGrid {
 };
 
 // `tiles`: invocations along x; `images` x `out_blocks`: the output blocks along y;
-// `blocks_share_inputs`: every output block reads every input block (one group).
+// `blocks_share_inputs`: every output block reads every input block (one group); then
+// `shared_blocks` of them per invocation (conv2d_int8 takes 4 for kernels above 1x1).
 inline ConvGrid conv_grid(int64_t tiles, int64_t images, int64_t out_blocks, bool blocks_share_inputs,
-                          uint32_t depth = 1) {
-  const int64_t per_invocation = blocks_share_inputs && out_blocks > 1 ? 2 : 1;
+                          uint32_t depth = 1, int64_t shared_blocks = 2) {
+  const int64_t per_invocation = blocks_share_inputs && out_blocks > 1 ? shared_blocks : 1;
   const int64_t block_groups = (out_blocks + per_invocation - 1) / per_invocation;
   uint32_t local_x = 1;
   while (local_x < 64 && local_x < tiles) local_x *= 2;
