@@ -21,7 +21,7 @@ for dir in tests/unit/*/; do
   unit=test_$(basename "$dir")
   compgen -G "$dir*.cpp" > /dev/null && grep -qx "\.\.\. $unit" <<<"$targets" && units+=("$unit")
 done
-cmake --build "$build" -j"$jobs" --target "${units[@]}" test_op_harness mt-convert mt-opnames mt-fuse mt-run
+cmake --build "$build" -j"$jobs" --target "${units[@]}" test_op_harness mt-convert mt-opnames mt-fuse mt-run mt-bench
 
 # The models exported for the main suite (scripts/test.sh builds in build/) are reused: exporting
 # them again would cost minutes of PyTorch.
