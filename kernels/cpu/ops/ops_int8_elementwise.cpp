@@ -128,17 +128,6 @@ void plan_sigmoid_int8(NodeContext& c) {
 
 namespace {
 
-// fn tabulated for the 256 int8 inputs: quantize(fn(dequantize(q))) at q + 128, as the reference
-// computes each value.
-template <typename Fn>
-std::array<int8_t, 256> table_of(Int8Params x, Int8Params y, Fn fn) {
-  std::array<int8_t, 256> table{};
-  for (int q = -128; q < 128; ++q)
-    table[static_cast<size_t>(q + 128)] =
-        quantize_value(fn(dequantize_value(static_cast<int8_t>(q), x.scale, x.zero_point)), y.scale, y.zero_point);
-  return table;
-}
-
 // y = table[x] (int8_activation_table).
 void plan_table(NodeContext& c) {
   const std::array<int8_t, 256> table = *int8_activation_table(c.graph(), c.node());
@@ -179,12 +168,12 @@ void plan_hardsigmoid_int8(NodeContext& c) { plan_table(c); }
 std::optional<std::array<int8_t, 256>> int8_activation_table(const Graph& graph, const Node& node) {
   if (node.inputs.empty() || node.outputs.empty() || check_all_int8(graph, node)) return std::nullopt;
   const Int8Params x = int8_params(graph.tensor(node.inputs[0])), y = int8_params(graph.tensor(node.outputs[0]));
-  if (node.op == "hardswish") return table_of(x, y, int8_hardswish_function);
-  if (node.op == "silu") return table_of(x, y, int8_silu_function);
+  if (node.op == "hardswish") return int8_table(x, y, int8_hardswish_function);
+  if (node.op == "silu") return int8_table(x, y, int8_silu_function);
   if (node.op == "hardsigmoid") {
     const auto alpha = static_cast<float>(attr_float(node, "alpha")),
                beta = static_cast<float>(attr_float(node, "beta"));
-    return table_of(x, y, [alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); });
+    return int8_table(x, y, [alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); });
   }
   return std::nullopt;
 }
@@ -228,11 +217,7 @@ void plan_concat_int8(NodeContext& c) {
   for (size_t i = 0; i < c.num_inputs(); ++i) {
     const Int8Params x = int8_params(c.input_info(i));
     if (x == y) continue;
-    std::array<int8_t, 256> table{};
-    for (int q = -128; q < 128; ++q)
-      table[static_cast<size_t>(q + 128)] =
-          quantize_value(dequantize_value(static_cast<int8_t>(q), x.scale, x.zero_point), y.scale, y.zero_point);
-    tables[i] = table;
+    tables[i] = int8_requantize_table(x, y);
     any = true;
   }
   if (!any) return plan_concat(c);

@@ -286,15 +286,10 @@ void plan_lookup_int8(NodeContext& ctx) {
 Tensor int8_input_with_output_parameters(NodeContext& ctx, size_t i) {
   const Int8Params x = int8_params(ctx.input_info(i)), y = int8_params(ctx.output_info(0));
   if (x == y) return ctx.input(i);
-  // quantize(dequantize(v)) with the input's then the output's parameters, as the reference concat.
-  std::array<int8_t, 256> table{};
-  for (int q = -128; q < 128; ++q)
-    table[static_cast<size_t>(q + 128)] =
-        quantize_value(dequantize_value(static_cast<int8_t>(q), x.scale, x.zero_point), y.scale, y.zero_point);
   Tensor requantized;
   requantized.layout = ctx.input(i).layout;
   requantized.buffer = ctx.scratch(requantized.layout.texels);
-  lookup_dispatch(ctx, ctx.input(i), requantized, table);
+  lookup_dispatch(ctx, ctx.input(i), requantized, int8_requantize_table(x, y));
   return requantized;
 }
 
