@@ -19,4 +19,18 @@ inline double reference_epilogue(double sum, const cpu::Epilogue& e, double r) {
   return v;
 }
 
+// An engine's output `got` against reference_epilogue, for a sum whose |terms| (bias included) add up
+// to `magnitude`. Tolerance: 1e-5 of the magnitude (fp32 accumulation), plus 2e-6 of the value
+// (silu's exp) and 1e-6 of the residual value when there is one.
+struct EpilogueCheck {
+  double want;
+  bool ok;
+};
+inline EpilogueCheck check_epilogue_output(float got, double sum, double magnitude, const cpu::Epilogue& e, double r) {
+  const double want = reference_epilogue(sum, e, r);
+  const double allowed =
+      1e-5 * (magnitude + 1) + 2e-6 * std::fabs(want) + (e.residual != nullptr ? 1e-6 * std::fabs(r) : 0);
+  return {want, std::fabs(got - want) <= allowed};
+}
+
 }  // namespace mt::test
