@@ -16,8 +16,13 @@ void parallel_chunks(pthreadpool_t pool, size_t count, size_t min_chunk, const F
     if (count > 0) fn(size_t{0}, count);
     return;
   }
-  // About four chunks per thread balances uneven chunks without much scheduling cost.
-  const size_t chunk = std::max(min_chunk, (count + threads * 4 - 1) / (threads * 4));
+  // About four chunks per thread balances uneven chunks without much scheduling cost. Fewer where
+  // min_chunk says the work is small, but then a multiple of the threads of equal size: 784 rows
+  // with min_chunk 565 ran as 565 + 219, one thread doing 72% of the work.
+  const size_t largest = std::max(min_chunk, (count + threads * 4 - 1) / (threads * 4));
+  size_t chunks = (count + largest - 1) / largest;
+  chunks = std::min(count, (chunks + threads - 1) / threads * threads);
+  const size_t chunk = (count + chunks - 1) / chunks;
   struct Context {
     const Fn* fn;
     size_t count, chunk;
