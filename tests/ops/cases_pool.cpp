@@ -62,6 +62,9 @@ void add_pool_cases(CaseTable& t) {
     t.add(op, {.name = "batch 2, odd 5x3x9", .inputs = {in({2, 5, 3, 9})}});
     t.add(op, {.name = "already 1x1", .inputs = {in({1, 8, 1, 1})}});
     t.add(op, {.name = "rank 3 [N,C,L]", .inputs = {in({2, 3, 10})}});
+    // From 64 KiB on the cpu average sums four shares of the pixels apart (split across threads):
+    // a block of 64 channels and a tail of 6, two images.
+    t.add(op, {.name = "batch 2, 70x20x13 (pixel shares)", .inputs = {in({2, 70, 20, 13})}});
   }
 }
 

@@ -2,7 +2,7 @@
 // cases (ceil_mode becomes extra bottom/right padding, which both of its pools ignore); a
 // portable NHWC kernel covers the rest: 1x1 windows, count_include_pad with padding, uint8 max
 // pooling (images; padding taps are skipped, as ONNX ignores them). Global
-// pools are XNNPACK's global average pooling for 4-D input and reductions otherwise.
+// pools are engines/global_pool.h's average over 4-D NHWC input and reductions otherwise.
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -13,6 +13,7 @@
 #include "kernels/cpu/ops/ops.h"
 #include "lib/ops/conv_geometry.h"
 #include "lib/ops/max_pool_indices.h"
+#include "kernels/cpu/engines/global_pool.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "kernels/cpu/engines/reduce_loop.h"
 
@@ -195,20 +196,16 @@ void plan_global_pool(NodeContext& c) {
   const Shape& shape = c.input_info(0).shape;
   const bool average = c.node().op == "global_avg_pool";
   if (average && shape.size() == 4) {
-    const size_t channels = static_cast<size_t>(shape[1]);
-    const size_t batch = static_cast<size_t>(shape[0]), pixels = static_cast<size_t>(shape[2] * shape[3]);
-    xnn_operator_t op = nullptr;
-    const float inf = std::numeric_limits<float>::infinity();
-    if (xnn_create_global_average_pooling_nwc_f32(channels, channels, channels, -inf, inf, 0, &op) ==
-        xnn_status_success) {
-      const Value x = c.xnn_input(0, nhwc_layout());
-      const Value y = c.output(0, nhwc_layout());
-      c.add_xnn(op, {x, y}, [batch, pixels](xnn_operator_t o, Pointers p, pthreadpool_t pool) {
-        return xnn_setup_global_average_pooling_nwc_f32(o, batch, pixels, static_cast<const float*>(p[0]),
-                                                        static_cast<float*>(p[1]), pool);
-      });
-      return;
-    }
+    const size_t batch = static_cast<size_t>(shape[0]), channels = static_cast<size_t>(shape[1]);
+    const size_t pixels = static_cast<size_t>(shape[2] * shape[3]);
+    const Value x = c.input(0, nhwc_layout());
+    const Value y = c.output(0, nhwc_layout());
+    const Value scratch = c.scratch(global_average_pool_scratch_bytes(batch, channels));
+    c.add_kernel({x, y, scratch}, [batch, pixels, channels](Pointers p, pthreadpool_t pool) {
+      global_average_pool(static_cast<const float*>(p[0]), static_cast<float*>(p[1]), batch, pixels, channels, p[2],
+                          pool);
+    });
+    return;
   }
   std::vector<int> axes;
   for (size_t d = 2; d < shape.size(); ++d) axes.push_back(static_cast<int>(d));
