@@ -1,4 +1,5 @@
-// float32 convs followed by a hardswish or silu and a residual add, on the cpu backend in every cpu
+// float32 convs followed by a hardswish or silu and a residual add (and pointwise convs after a
+// per-channel gate, a mul that folds into their weights), on the cpu backend in every cpu
 // variant of the option matrix and with PlanOptions::conv_fusion off, against the reference
 // backend (the harness's tolerance, 1e-4 of the output range): on AVX-512 CPUs the planner runs
 // those nodes in the output stage of our own conv engines (kernels/cpu/ops/conv_fusion.h), which the
@@ -64,6 +65,11 @@ class FusionGraph {
     Node node{.name = y + "_add", .op = "add", .inputs = {a, b}, .outputs = {y}};
     if (relu) node.attrs["act_min"] = 0.0;
     built_.graph.nodes.push_back(std::move(node));
+  }
+
+  void mul(const std::string& a, const std::string& b, const std::string& y) {
+    built_.graph.add_tensor({.name = y, .dtype = DType::f32});
+    built_.graph.nodes.push_back({.name = y + "_mul", .op = "mul", .inputs = {a, b}, .outputs = {y}});
   }
 
   // out = y in NHWC order: the cpu plan's NHWC result leaves without a reordering step.
@@ -190,6 +196,36 @@ std::vector<FusionCase> fusion_cases() {
     g.to_nhwc("y", "out");
     cases.push_back({"residual computed after the conv", g.finish({"out"}), Engine::gemm, 0});
   }
+  {  // EfficientNet's squeeze-excitation gate, then the projection and its residual add: the mul
+     // is folded into the 1x1 conv's weights (12 x 10 pixels >= twice the 32-column panel).
+    FusionGraph g(10);
+    g.input("x", {1, 24, 12, 10});
+    g.input("s", {1, 24, 1, 1});
+    g.input("r", {1, 20, 12, 10});
+    g.mul("x", "s", "gated");
+    g.conv("gated", "c", {20, 24, 1, 1}, 1, 0, 1);
+    g.add("c", "r", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"channel gate + pointwise conv + residual add", g.finish({"out"}), Engine::gemm, 2});
+  }
+  {  // The gate as the mul's first operand, [C, 1, 1]; too few pixels (5 x 5 < 2 x 64) to fold.
+    FusionGraph g(11);
+    g.input("x", {1, 40, 5, 5});
+    g.input("s", {40, 1, 1});
+    g.mul("s", "x", "gated");
+    g.conv("gated", "c", {48, 40, 1, 1}, 1, 0, 1);
+    g.to_nhwc("c", "out");
+    cases.push_back({"channel gate over too few pixels", g.finish({"out"}), Engine::gemm, 0});
+  }
+  {  // The gate as [C, 1, 1] first operand, folded.
+    FusionGraph g(12);
+    g.input("x", {2, 16, 8, 8});
+    g.input("s", {16, 1, 1});
+    g.mul("s", "x", "gated");
+    g.conv("gated", "c", {16, 16, 1, 1}, 1, 0, 1, 0.0, 6.0);
+    g.to_nhwc("c", "out");
+    cases.push_back({"channel gate [C,1,1] first, 2 images", g.finish({"out"}), Engine::gemm, 1});
+  }
   return cases;
 }
 
@@ -243,7 +279,7 @@ TEST_CASE("float32 conv + activation + residual add: cpu matches the reference, 
       CHECK(fused_nodes(graph, p) == (engine && paths.conv_fusion ? c.fusable : 0));
     }
   }
-  CHECK(compared >= 9 * 6);
+  CHECK(compared >= 12 * 6);
 }
 
 }  // namespace mt::optest

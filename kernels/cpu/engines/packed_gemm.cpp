@@ -52,6 +52,18 @@ PackedWeights packed_gemm_view(const void* memory, size_t k, size_t n) {
   return PackedWeights{.panels = p, .bias = p + (n + kPanel - 1) / kPanel * k * kPanel, .k = k, .n = n};
 }
 
+PackedWeights scale_gemm_rows(const PackedWeights& w, const float* scale, void* memory) {
+  const size_t panels = (w.n + kPanel - 1) / kPanel;
+  auto* out = static_cast<float*>(memory);
+  for (size_t panel = 0; panel < panels; ++panel)
+    for (size_t i = 0; i < w.k; ++i) {
+      const float* from = w.panels + (panel * w.k + i) * kPanel;
+      float* to = out + (panel * w.k + i) * kPanel;
+      for (size_t j = 0; j < kPanel; ++j) to[j] = from[j] * scale[i];
+    }
+  return PackedWeights{.panels = out, .bias = w.bias, .k = w.k, .n = w.n};
+}
+
 ConvWindow window_of(const PackedConvShape& s, size_t p) {
   const size_t pixels = s.out_h * s.out_w, oy = p % pixels / s.out_w, ox = p % s.out_w;
   return ConvWindow{.n = p / pixels,

@@ -42,6 +42,11 @@ PackedWeights pack_gemm_weights(void* memory, const float* w, size_t ldw, const 
 // aligned), without reading them.
 PackedWeights packed_gemm_view(const void* memory, size_t k, size_t n);
 
+// w with row i of B (input channel i) multiplied by scale[i], into `memory` (packed_gemm_bytes(w.k,
+// w.n) bytes, 64-byte aligned); the bias stays w's. A per-channel gate on A's columns folded into the
+// weights, (A diag(scale)) B = A (diag(scale) B): k x n multiplications instead of m x k.
+PackedWeights scale_gemm_rows(const PackedWeights& w, const float* scale, void* memory);
+
 // C[m x n] (row stride ldc) = epilogue(A[m x k] (row stride lda) B + bias), split across the
 // pool's threads by blocks of 8 rows and panels; the epilogue's residual has C's row stride.
 // Requires packed_gemm_supported().

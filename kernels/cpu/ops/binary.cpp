@@ -12,6 +12,7 @@
 #include "kernels/cpu/engines/broadcast_loop.h"
 #include "lib/core/float16.h"
 #include "kernels/cpu/plan/op_util.h"
+#include "kernels/cpu/ops/conv_fusion.h"
 #include "kernels/cpu/ops/ops.h"
 
 namespace mt::cpu {
@@ -216,7 +217,32 @@ BroadcastOperands plan_broadcast_operands(NodeContext& c) {
   return planned;
 }
 
+namespace {
+
+// A float32 mul of an NCHW tensor by a [1, C, 1, 1] (or [C, 1, 1]) scale whose only reader is a
+// pointwise conv that folds the scale into its weights (conv_fusion.h): left to that conv.
+bool defer_channel_gate(NodeContext& c) {
+  const Shape& out = c.output_info(0).shape;
+  if (c.node().op != "mul" || c.output_info(0).dtype != DType::f32 || out.size() != 4 || c.num_inputs() != 2)
+    return false;
+  const std::optional<size_t> consumer = c.sole_consumer(0);
+  if (!consumer || c.graph().nodes[*consumer].inputs.at(0) != c.node().outputs[0]) return false;
+  for (size_t i = 0; i < 2; ++i) {
+    const Shape& x = c.input_info(i).shape;
+    Shape scale = c.input_info(1 - i).shape;
+    scale.insert(scale.begin(), 4 - std::min<size_t>(4, scale.size()), 1);
+    if (x == out && scale == Shape{1, out[1], 1, 1} && folds_channel_gate(c, *consumer)) {
+      c.defer_channel_gate(c.node().inputs[i], c.node().inputs[1 - i]);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void plan_binary(NodeContext& c) {
+  if (defer_channel_gate(c)) return;
   const Shape& out_shape = c.output_info(0).shape;
   const size_t rank = out_shape.size();
   const BroadcastOperands planned = plan_broadcast_operands(c);

@@ -8,8 +8,8 @@
 // stored them packed (packed_forms.h). 3x3 stride-1 convolutions large enough to pay go to
 // winograd_conv.cpp instead, and on AVX-512 CPUs 3x3 and 5x5 depthwise ones to our own
 // depthwise_conv.h and those of 1 to 4 input channels (a network's stem) to stem_conv.h. Our own
-// engines also run the hardswish / silu and residual add after the conv in their output stage
-// (conv_fusion.h). conv2d_kernel is the choice, for planning and for mt-prepack.
+// engines also run the hardswish / silu and residual add after the conv in their output stage,
+// and a pointwise conv folds a per-channel gate on its input into its weights (conv_fusion.h). conv2d_kernel is the choice, for planning and for mt-prepack.
 #include <algorithm>
 #include <vector>
 
@@ -119,12 +119,34 @@ Epilogue with_residual(Epilogue e, Pointers p) {
   return e;
 }
 
+// A pointwise conv whose input is a deferred ChannelGate: each run scales the packed weights' rows
+// by the gate into scratch, then runs the GEMM on the ungated input.
+void plan_gated_pointwise(NodeContext& c, const Conv2d& a, const ChannelGate& gate, const PackedWeights& w) {
+  const Value x = c.tensor(gate.x, nhwc_layout());
+  // [1, C, 1, 1] or [C, 1, 1]: C contiguous floats in any layout.
+  const Value scale = c.tensor(gate.scale, identity_layout(c.graph().tensor(gate.scale).shape.size()));
+  const Value scaled = c.scratch(packed_gemm_bytes(w.k, w.n));
+  const ConvFusion fusion = conv_fusion(c);
+  const FusedValues out = fused_values(c, fusion);
+  const size_t pixels = count_of(x) / w.k;
+  const Epilogue e = epilogue_of(a.low, a.high, fusion);
+  std::vector<Value> values{x, out.y, scale, scaled};
+  if (out.residual) values.push_back(*out.residual);
+  c.add_kernel(values, [w, pixels, e](Pointers p, pthreadpool_t pool) {
+    const PackedWeights gated = scale_gemm_rows(w, static_cast<const float*>(p[2]), p[3]);
+    Epilogue run = e;
+    if (p.size() > 4) run.residual = static_cast<const float*>(p[4]);
+    packed_gemm(gated, pixels, static_cast<const float*>(p[0]), w.k, static_cast<float*>(p[1]), w.n, run, pool);
+  });
+}
+
 // A 1x1 stride-1 conv is one GEMM over the NHWC pixels, [pixels x C] x [C x M], run by our
 // packed GEMM (packed_gemm.h).
 void plan_pointwise(NodeContext& c, const Conv2d& a) {
   const Shape& ws = c.input_info(1).shape;
   const auto out_channels = static_cast<size_t>(ws[0]), in_channels = static_cast<size_t>(ws[1]);
   const PackedWeights w = packed_gemm_view(packed_weights(c, 1, CpuLayout::gemm), in_channels, out_channels);
+  if (const ChannelGate* gate = c.channel_gate(0)) return plan_gated_pointwise(c, a, *gate, w);
   const Value x = c.input(0, nhwc_layout());
   const ConvFusion fusion = conv_fusion(c);
   const FusedValues out = fused_values(c, fusion);
@@ -212,6 +234,16 @@ void plan_stem(NodeContext& c, const Conv2d& a) {
 }
 
 }  // namespace
+
+bool folds_channel_gate(const NodeContext& c, size_t conv) {
+  const Node& node = c.graph().nodes.at(conv);
+  if (!c.conv_fusion() || node.op != "conv2d" || conv2d_kernel(c.graph(), node, c.paths()) != Conv2dKernel::gemm_pointwise)
+    return false;
+  const Shape& xs = c.graph().tensor(node.inputs[0]).shape;  // N, C, H, W
+  const auto pixels = static_cast<size_t>(xs[0] * xs[2] * xs[3]);
+  const auto out_channels = static_cast<size_t>(c.graph().tensor(node.inputs[1]).shape[0]);
+  return pixels >= 2 * ((out_channels + 31) / 32 * 32);
+}
 
 std::optional<CpuLayout> conv2d_weight_layout(const Graph& graph, const Node& node, size_t input,
                                               const KernelPaths& paths) {

@@ -4,7 +4,8 @@
 // connection, with the add's fused clamp). The fused nodes plan no step of their own (profiles
 // show them with no time; their time is the conv's). Fusion accepts exactly what the nodes would
 // run apart on cpu (each passes its own check), so a model plans alike with PlanOptions::conv_fusion
-// off (MT_CPU_CONV_FUSION=0), which plans every node on its own.
+// off (MT_CPU_CONV_FUSION=0), which plans every node on its own. Before a pointwise conv, a mul by
+// a per-channel scale (squeeze-excitation) is folded into the conv's weights (folds_channel_gate).
 #pragma once
 
 #include <optional>
@@ -38,5 +39,11 @@ FusedValues fused_values(NodeContext& c, const ConvFusion& fusion);
 
 // The epilogue of a conv with clamp [low, high] and `fusion` (its residual pointer still null).
 Epilogue epilogue_of(float low, float high, const ConvFusion& fusion);
+
+// Whether node `conv` (a conv2d) folds a per-channel gate on its input into its weights
+// (ChannelGate, plan_builder.h): a pointwise conv on our packed GEMM, with conv fusion on, over at
+// least twice as many pixels as its padded output channels, where scaling its k x n weights costs
+// less than the m x k mul it saves (EfficientNet-B0's early blocks; not its 7x7 ones).
+bool folds_channel_gate(const NodeContext& c, size_t conv);
 
 }  // namespace mt::cpu

@@ -73,6 +73,13 @@ struct PlannedStep {
   size_t node_index = 0;
 };
 
+// A float32 mul of x by a per-channel scale (a squeeze-excitation gate) left uncomputed: its only
+// reader, a pointwise conv on our packed GEMM, folds the scale into its weights instead
+// (binary.cpp decides, conv.cpp plans it).
+struct ChannelGate {
+  std::string x, scale;
+};
+
 class PlanBuilder {
  public:
   PlanBuilder(const Graph& graph, const PlanOptions& options, pthreadpool_t pool);
@@ -110,6 +117,8 @@ class PlanBuilder {
   bool computed(const std::string& tensor) const;
   // Constant `tensor` is read at run time where the model holds it (a step keeps a pointer to it).
   void read_in_place(const std::string& tensor) { read_in_place_.insert(tensor); }
+  // Tensors left as a ChannelGate for their only reader to apply.
+  std::map<std::string, ChannelGate, std::less<>> channel_gates;
 
  private:
   void plan_outputs();
@@ -189,6 +198,16 @@ class NodeContext {
   Value alias(size_t i, const Value& source, const Layout& layout, size_t extra_offset = 0);
   // A constant the planner computed into keep() memory, row-major.
   Value owned_constant(void* data, DType dtype, Shape shape);
+  // Output 0 is `x` times the per-channel `scale`, left for its only reader to apply (ChannelGate):
+  // this node plans no step.
+  void defer_channel_gate(const std::string& x, const std::string& scale) {
+    builder_.channel_gates[node_.outputs.at(0)] = ChannelGate{x, scale};
+  }
+  // Input i as a gate deferred by its producer, if it is one.
+  const ChannelGate* channel_gate(size_t i) const {
+    const auto it = builder_.channel_gates.find(node_.inputs.at(i));
+    return it == builder_.channel_gates.end() ? nullptr : &it->second;
+  }
   // Scratch memory alive only during this node's steps.
   Value scratch(size_t bytes);
   // Zero-filled memory owned by the plan (repacked constants); counted as packed weights.
