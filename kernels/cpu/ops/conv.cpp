@@ -237,7 +237,8 @@ void plan_stem(NodeContext& c, const Conv2d& a) {
 
 bool folds_channel_gate(const NodeContext& c, size_t conv) {
   const Node& node = c.graph().nodes.at(conv);
-  if (!c.conv_fusion() || node.op != "conv2d" || conv2d_kernel(c.graph(), node, c.paths()) != Conv2dKernel::gemm_pointwise)
+  if (!c.conv_fusion() || node.op != "conv2d" ||
+      conv2d_kernel(c.graph(), node, c.paths()) != Conv2dKernel::gemm_pointwise)
     return false;
   const Shape& xs = c.graph().tensor(node.inputs[0]).shape;  // N, C, H, W
   const auto pixels = static_cast<size_t>(xs[0] * xs[2] * xs[3]);
