@@ -27,7 +27,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(ENV{PKG_CONFIG_DIR} "")
 set(ENV{PKG_CONFIG_LIBDIR} "${MT_AARCH64_SYSROOT}/usr/lib/aarch64-linux-gnu/pkgconfig:${MT_AARCH64_SYSROOT}/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_SYSROOT_DIR} ${MT_AARCH64_SYSROOT})
-# Shared libraries' own dependencies (libspdlog -> libfmt) are found in the sysroot at link time.
+# Shared libraries' own dependencies (libpng -> libz) are found in the sysroot at link time.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,-rpath-link,${MT_AARCH64_SYSROOT}/usr/lib/aarch64-linux-gnu:${MT_AARCH64_SYSROOT}/lib/aarch64-linux-gnu")
 set(CMAKE_SHARED_LINKER_FLAGS_INIT "${CMAKE_EXE_LINKER_FLAGS_INIT}")
 # Tests and tools run under qemu-aarch64 with the sysroot's loader and libraries.

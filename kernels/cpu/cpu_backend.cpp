@@ -2,10 +2,15 @@
 
 #include <xnnpack.h>
 
+#include <atomic>
+#include <future>
+#include <system_error>
+
 #include "kernels/cpu/plan/cpu_plan.h"
 #include "kernels/cpu/plan/kernel_table.h"
 #include "kernels/cpu/plan/packed_forms.h"
 #include "kernels/cpu/plan/prepack.h"
+#include "kernels/cpu/plan/xnn_memory.h"
 #include "lib/core/error.h"
 
 namespace mt {
@@ -19,27 +24,45 @@ class CpuBackend final : public Backend {
     const bool int8 = cpu::is_int8_node(graph, node);
     const cpu::CpuKernel* kernel = cpu::find_cpu_kernel(graph, node);
     if (kernel == nullptr) return int8 ? "int8 op not implemented" : "op not implemented";
+    // The kernel's own check runs once, first; its reason is given after the tensors' (a layout or
+    // quantization the backend does not read says more).
+    std::optional<std::string> kernel_refusal = kernel->check ? kernel->check(graph, node) : std::nullopt;
     for (const auto* names : {&node.inputs, &node.outputs}) {
       for (const auto& name : *names) {
         if (name.empty() || !graph.has_tensor(name)) continue;
         const TensorInfo& info = graph.tensor(name);
-        if (auto reason = cpu::check_layout(graph, node, name)) return reason;
+        if (auto reason = cpu::check_layout(graph, node, name, /*node_checked=*/!kernel_refusal)) return reason;
         // The int8 kernels and quantize/dequantize check their quantization parameters.
         if (info.quant && !int8 && node.op != "quantize" && node.op != "dequantize")
           return fmt::format("quantized tensor '{}' not supported", name);
       }
     }
-    return kernel->check ? kernel->check(graph, node) : std::nullopt;
+    return kernel_refusal;
   }
 
   std::unique_ptr<ExecutionPlan> plan(const Graph& graph, const PlanOptions& options) const override {
+    // XNNPACK's initialisation (cpuinfo reading the CPU's description from /sys and /proc, ~0.2 ms)
+    // runs on a thread of its own while the nodes are checked, the first time.
+    static std::atomic<bool> xnn_ready = false;
+    std::future<xnn_status> xnn_initialized;
+    if (!xnn_ready.load(std::memory_order_acquire)) {
+      try {
+        xnn_initialized = std::async(std::launch::async, [] { return xnn_initialize(cpu::xnn_memory()); });
+      } catch (const std::system_error&) {  // no thread to be had: here, after the checks
+      }
+    }
     require_supported(*this, graph);
     // Weights stored for a kernel this plan does not take (a CPU without the instructions, a cap or
     // a switch turning it off) are refused before anything is planned.
     if (auto reason = cpu::check_packed_weights(graph, cpu::plan_paths(options), options)) unsupported("{}", *reason);
-    static const xnn_status initialized = xnn_initialize(nullptr);
-    if (initialized != xnn_status_success)
-      fail(ExitCode::failure, "XNNPACK failed to initialize (status {}): unsupported CPU?", static_cast<int>(initialized));
+    if (!xnn_ready.load(std::memory_order_acquire)) {
+      const xnn_status initialized =
+          xnn_initialized.valid() ? xnn_initialized.get() : xnn_initialize(cpu::xnn_memory());
+      if (initialized != xnn_status_success)
+        fail(ExitCode::failure, "XNNPACK failed to initialize (status {}): unsupported CPU?",
+             static_cast<int>(initialized));
+      xnn_ready.store(true, std::memory_order_release);
+    }
     return std::make_unique<cpu::CpuPlan>(graph, options);
   }
 

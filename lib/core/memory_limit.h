@@ -24,8 +24,12 @@ std::optional<MemoryAvailable> address_space_available();
 // (MemAvailable + SwapFree in /proc/meminfo); nullopt when neither is known.
 std::optional<MemoryAvailable> memory_available();
 
+// Allocations under this size are not checked: one fails cleanly in malloc if at all, and the check
+// reads /proc (about 10 us), which a small model's plan would pay for every small buffer.
+inline constexpr uint64_t kMemoryCheckMinBytes = uint64_t{1} << 20;
+
 // Throws Error(failure) "not enough memory: WHAT needs N bytes (X MiB), more than the M bytes
-// (Y MiB) available LIMIT" when `bytes` exceeds memory_available() (address_space_available()
+// (Y MiB) available LIMIT" when `bytes` (from kMemoryCheckMinBytes on) exceeds memory_available() (address_space_available()
 // when `file_backed`: a memory-mapped file's pages are not taken from free memory).
 void check_memory_available(uint64_t bytes, std::string_view what, bool file_backed = false);
 

@@ -226,6 +226,16 @@ void emit(const Layout& layout, Sink&& sink) {
 
 // ---- reading ----------------------------------------------------------------------------
 
+// The op registry is built on first use (find_op), here on the data check's thread while the JSON is
+// parsed. A registry that fails to build (an internal error) fails again, reported, on the reader's
+// find_op.
+void build_op_registry() {
+  try {
+    find_op("");
+  } catch (...) {
+  }
+}
+
 class Reader {
  public:
   // data_check: where the data section's checksum is started, before decoding.
@@ -307,7 +317,8 @@ class Reader {
       bad("the padding between the graph and data sections is not zero");
     if (checksum(p + h.graph_offset, h.graph_size, algorithm) != h.graph_checksum)
       bad("graph section checksum mismatch (file corrupted)");
-    data_check_.start(input_.owner, p + h.data_offset, h.data_size, h.data_checksum, algorithm, input_.source);
+    data_check_.start(input_.owner, p + h.data_offset, h.data_size, h.data_checksum, algorithm, input_.source,
+                      build_op_registry);
     return h;
   }
 
@@ -531,7 +542,7 @@ DataCheck::~DataCheck() {
 }
 
 void DataCheck::start(std::shared_ptr<const void> owner, const std::byte* data, size_t size, uint64_t expected,
-                      ChecksumAlgorithm algorithm, std::string source) {
+                      ChecksumAlgorithm algorithm, std::string source, void (*first)()) {
   if (thread_.joinable()) thread_.join();
   owner_ = std::move(owner);
   source_ = std::move(source);
@@ -539,7 +550,10 @@ void DataCheck::start(std::shared_ptr<const void> owner, const std::byte* data, 
   auto verify = [this, data, size, expected, algorithm] { mismatch_ = checksum(data, size, algorithm) != expected; };
   if (size < kDataCheckThreadMinBytes) return verify();
   try {
-    thread_ = std::thread(verify);
+    thread_ = std::thread([verify, first] {
+      if (first != nullptr) first();
+      verify();
+    });
   } catch (const std::system_error&) {  // no thread to be had (a process or memory limit): verify here
     verify();
   }

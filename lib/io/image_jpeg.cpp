@@ -13,6 +13,7 @@
 
 #include "lib/core/error.h"
 #include "lib/io/image_decode.h"
+#include "lib/io/shared_library.h"
 
 namespace mt {
 namespace {
@@ -21,6 +22,26 @@ namespace {
 // of thousands of scans takes minutes to decode. Real encoders write about 10; libjpeg-turbo's
 // own tools stop at 500 (tjDecompress with TJFLAG_LIMITSCANS), as does this.
 constexpr int kMaxScans = 500;
+
+// libjpeg's functions, from its shared library opened on the first JPEG (shared_library.h).
+struct LibJpeg {
+  SharedLibrary library{MT_LIBJPEG_SONAME, "JPEG images"};
+#define MT_JPEG_FUNCTION(name) decltype(&jpeg_##name) name = library.function<decltype(&jpeg_##name)>("jpeg_" #name)
+  MT_JPEG_FUNCTION(CreateDecompress);
+  MT_JPEG_FUNCTION(destroy_decompress);
+  MT_JPEG_FUNCTION(finish_decompress);
+  MT_JPEG_FUNCTION(mem_src);
+  MT_JPEG_FUNCTION(read_header);
+  MT_JPEG_FUNCTION(read_scanlines);
+  MT_JPEG_FUNCTION(start_decompress);
+  MT_JPEG_FUNCTION(std_error);
+#undef MT_JPEG_FUNCTION
+};
+
+const LibJpeg& libjpeg() {
+  static const LibJpeg functions;
+  return functions;
+}
 
 struct JpegReader {
   jpeg_decompress_struct cinfo{};
@@ -31,7 +52,7 @@ struct JpegReader {
   bool created = false;
   bool cmyk = false;  // a CMYK or YCCK file (unsupported, not invalid)
   ~JpegReader() {
-    if (created) jpeg_destroy_decompress(&cinfo);
+    if (created) libjpeg().destroy_decompress(&cinfo);
   }
 };
 
@@ -58,7 +79,7 @@ extern "C" void on_jpeg_progress(j_common_ptr cinfo) {
 // (message empty).
 bool read_jpeg(JpegReader& reader, DecodedImage& image, int channels, int64_t max_pixels) {
   if (setjmp(reader.jump)) return false;
-  jpeg_read_header(&reader.cinfo, TRUE);
+  libjpeg().read_header(&reader.cinfo, TRUE);
   image.width = static_cast<int>(reader.cinfo.image_width);
   image.height = static_cast<int>(reader.cinfo.image_height);
   if (int64_t{image.width} * image.height > max_pixels || image.width == 0 || image.height == 0) return false;
@@ -71,15 +92,15 @@ bool read_jpeg(JpegReader& reader, DecodedImage& image, int channels, int64_t ma
   // decoded to RGB and converted by decode_image.
   image.channels = channels == 1 && (space == JCS_YCbCr || space == JCS_GRAYSCALE) ? 1 : 3;
   reader.cinfo.out_color_space = image.channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  jpeg_start_decompress(&reader.cinfo);
+  libjpeg().start_decompress(&reader.cinfo);
   if (reader.cinfo.output_components != image.channels) ERREXIT(&reader.cinfo, JERR_BAD_J_COLORSPACE);
   const size_t row = static_cast<size_t>(image.width) * image.channels;
   image.pixels.resize(row * image.height);
   while (reader.cinfo.output_scanline < reader.cinfo.output_height) {
     JSAMPROW line = image.pixels.data() + reader.cinfo.output_scanline * row;
-    jpeg_read_scanlines(&reader.cinfo, &line, 1);
+    libjpeg().read_scanlines(&reader.cinfo, &line, 1);
   }
-  jpeg_finish_decompress(&reader.cinfo);
+  libjpeg().finish_decompress(&reader.cinfo);
   return true;
 }
 
@@ -87,15 +108,15 @@ bool read_jpeg(JpegReader& reader, DecodedImage& image, int channels, int64_t ma
 
 DecodedImage decode_jpeg(std::span<const std::byte> bytes, const std::string& path, int channels, int64_t max_pixels) {
   JpegReader reader;
-  reader.cinfo.err = jpeg_std_error(&reader.errors);
+  reader.cinfo.err = libjpeg().std_error(&reader.errors);
   reader.errors.error_exit = on_jpeg_error;
   reader.errors.emit_message = on_jpeg_message;
   reader.cinfo.client_data = &reader;
   reader.progress.progress_monitor = on_jpeg_progress;
-  jpeg_create_decompress(&reader.cinfo);
+  libjpeg().CreateDecompress(&reader.cinfo, JPEG_LIB_VERSION, sizeof(reader.cinfo));
   reader.created = true;
   reader.cinfo.progress = &reader.progress;
-  jpeg_mem_src(&reader.cinfo, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  libjpeg().mem_src(&reader.cinfo, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
   DecodedImage image;
   if (!read_jpeg(reader, image, channels, max_pixels)) {
     if (reader.cmyk) unsupported("{}: CMYK JPEG images are not supported; convert it to RGB", path);

@@ -11,9 +11,8 @@ namespace mt {
 ConstData ConstData::allocate(size_t size) {
   constexpr size_t kAlign = 64;
   const size_t rounded = (size + kAlign - 1) / kAlign * kAlign;
-  // Inputs, outputs and images are sized by a model: a large one is checked first (small ones are
-  // not worth reading /proc for).
-  if (rounded >= (size_t{1} << 20)) check_memory_available(rounded, "a tensor");
+  // Inputs, outputs and images are sized by a model: a large one is checked first.
+  check_memory_available(rounded, "a tensor");
   void* block = std::aligned_alloc(kAlign, rounded == 0 ? kAlign : rounded);
   if (block == nullptr) throw std::bad_alloc();
   std::memset(block, 0, rounded == 0 ? kAlign : rounded);

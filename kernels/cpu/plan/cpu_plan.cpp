@@ -50,8 +50,7 @@ CpuPlan::CpuPlan(const Graph& graph, const PlanOptions& options) : profile_(opti
     stats_.intermediate_bytes += buffer.bytes;
   }
   const MemoryPlan memory = plan_memory(requests);
-  check_memory_available(memory.arena_bytes, "the planned arena (intermediate tensors)");
-  arena_ = OwnedBlock(memory.arena_bytes);
+  arena_ = OwnedBlock(memory.arena_bytes, "the planned arena (intermediate tensors)");
   stats_.arena_bytes = memory.arena_bytes;
   for (size_t r = 0; r < arena_buffers.size(); ++r)
     buffers_[arena_buffers[r]].data = static_cast<std::byte*>(arena_.data()) + memory.offsets[r];

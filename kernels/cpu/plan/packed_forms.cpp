@@ -82,12 +82,15 @@ std::optional<CpuLayout> points_of(CpuLayout layout) {
 
 }  // namespace
 
-std::optional<CpuLayout> weight_layout(const Graph& graph, const Node& node, size_t input, const KernelPaths& paths) {
+std::optional<CpuLayout> weight_layout(const Graph& graph, const Node& node, size_t input, const KernelPaths& paths,
+                                       bool node_checked) {
   const PackedOp* op = packed_op(graph, node);
   if (op == nullptr || input >= node.inputs.size() || node.inputs[input].empty()) return std::nullopt;
   // Only for a node the backend runs: the choice reads attributes and parameters its check vouches for.
-  const CpuKernel* kernel = find_cpu_kernel(graph, node);
-  if (kernel == nullptr || (kernel->check != nullptr && kernel->check(graph, node))) return std::nullopt;
+  if (!node_checked) {
+    const CpuKernel* kernel = find_cpu_kernel(graph, node);
+    if (kernel == nullptr || (kernel->check != nullptr && kernel->check(graph, node))) return std::nullopt;
+  }
   return op->layout(graph, node, input, paths);
 }
 
@@ -146,7 +149,7 @@ std::optional<std::string> check_packed_weights(const Graph& graph, const Kernel
       const TensorInfo& w = graph.tensor(node.inputs[i]);
       const std::optional<CpuLayout> stored = parse_cpu_layout(w.layout);
       if (!stored) continue;
-      const std::optional<CpuLayout> wanted = weight_layout(graph, node, i, paths);
+      const std::optional<CpuLayout> wanted = weight_layout(graph, node, i, paths, /*node_checked=*/true);
       if (wanted == stored || (wanted && packs_from(*wanted, w))) continue;
       if (refused++ > 0) continue;
       // Why this plan's kernel differs: the stored layout's kernel is off here (turned off, the target

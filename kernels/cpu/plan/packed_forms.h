@@ -19,8 +19,10 @@ namespace mt::cpu {
 
 // The layout the kernel a plan with `paths` picks for `node` reads its input `input` in; nullopt
 // when that kernel reads the input as stored (XNNPACK's operators, run-time weights, row-major data)
-// or the node is one the cpu backend does not run.
-std::optional<CpuLayout> weight_layout(const Graph& graph, const Node& node, size_t input, const KernelPaths& paths);
+// or the node is one the cpu backend does not run. `node_checked`: the node's kernel check has passed
+// already (check_node, then planning), so it is not run again (a quarter of planning a small model).
+std::optional<CpuLayout> weight_layout(const Graph& graph, const Node& node, size_t input, const KernelPaths& paths,
+                                       bool node_checked = false);
 
 // Writes `node`'s input `input` in `layout` into `memory` (stored_byte_size of the tensor in that
 // layout, 64-byte aligned, zeroed), from the tensor as the model stores it: row-major, ohwi, or a
@@ -48,7 +50,8 @@ const void* packed_weights(NodeContext& context, size_t input, CpuLayout layout)
 // nullopt when a plan with `paths` reads every packed weight of `graph` as stored (or packs it from
 // there); else one line saying which weights it cannot read and why (the CPU lacks the instructions,
 // a cap or a switch turns the kernel off), for Error(unsupported) before planning. Also refuses a
-// graph output that is a constant in any layout (the plan returns constants row-major).
+// graph output that is a constant in any layout (the plan returns constants row-major). For a graph
+// whose every node has passed the backend's check_node (require_supported).
 std::optional<std::string> check_packed_weights(const Graph& graph, const KernelPaths& paths,
                                                 const PlanOptions& options);
 

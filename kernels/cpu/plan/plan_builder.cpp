@@ -25,24 +25,34 @@ void check_xnn(xnn_status status, const char* what) {
   if (status != xnn_status_success) fail(ExitCode::failure, "XNNPACK {} failed (status {})", what, static_cast<int>(status));
 }
 
-OwnedBlock::OwnedBlock(size_t bytes) {
+size_t huge_page_length(size_t bytes) {
+  static const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+void* map_huge_pages(size_t length) {
+  // A mapping from a 2 MiB boundary on: over-map by 2 MiB, then give back what lies before it.
+  void* mapped = mmap(nullptr, length + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return nullptr;
+  auto* start = static_cast<std::byte*>(mapped);
+  auto* aligned =
+      reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(start) + kHugePageBytes - 1) & ~(kHugePageBytes - 1));
+  if (aligned > start) munmap(start, static_cast<size_t>(aligned - start));
+  if (const size_t tail = static_cast<size_t>(start + length + kHugePageBytes - (aligned + length)); tail > 0)
+    munmap(aligned + length, tail);
+  madvise(aligned, length, MADV_HUGEPAGE);  // a hint: without THP the block stays in small pages
+  return aligned;
+}
+
+OwnedBlock::OwnedBlock(size_t bytes, std::string_view what) {
   // Rounded up to the alignment (aligned_alloc requires it), plus XNNPACK's over-read margin.
   const size_t size = (bytes + XNN_EXTRA_BYTES + 63) / 64 * 64;
-  check_memory_available(size, "a buffer of the cpu plan");
-  constexpr size_t kHuge = size_t{2} << 20;
-  if (size >= kHuge) {
-    // A mapping from a 2 MiB boundary on: over-map by 2 MiB, then give back what lies before it.
-    static const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t length = (size + page - 1) / page * page;
-    void* mapped = mmap(nullptr, length + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) fail(ExitCode::failure, "out of memory mapping {} bytes", size);
-    auto* start = static_cast<std::byte*>(mapped);
-    auto* aligned = reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(start) + kHuge - 1) & ~(kHuge - 1));
-    if (aligned > start) munmap(start, static_cast<size_t>(aligned - start));
-    if (const size_t tail = static_cast<size_t>(start + length + kHuge - (aligned + length)); tail > 0)
-      munmap(aligned + length, tail);
-    madvise(aligned, length, MADV_HUGEPAGE);  // a hint: without THP the block stays in small pages
-    data_ = std::unique_ptr<void, Free>(aligned, Free{length});
+  check_memory_available(size, what);
+  if (size >= kHugePageBytes) {
+    const size_t length = huge_page_length(size);
+    void* mapped = map_huge_pages(length);
+    if (mapped == nullptr) fail(ExitCode::failure, "out of memory mapping {} bytes", size);
+    data_ = std::unique_ptr<void, Free>(mapped, Free{length});
     return;
   }
   void* p = std::aligned_alloc(64, size);

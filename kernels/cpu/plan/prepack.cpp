@@ -131,7 +131,8 @@ PrepackStats prepack_graph(Graph& graph, const PrepackOptions& options) {
   return stats;
 }
 
-std::optional<std::string> check_layout(const Graph& graph, const Node& node, const std::string& name) {
+std::optional<std::string> check_layout(const Graph& graph, const Node& node, const std::string& name,
+                                        bool node_checked) {
   const TensorInfo& info = graph.tensor(name);
   if (info.layout.empty()) return std::nullopt;
   if (info.layout == kLayoutNhwc && info.dtype == DType::f32 && info.shape.size() == 4 &&
@@ -145,8 +146,8 @@ std::optional<std::string> check_layout(const Graph& graph, const Node& node, co
   if (const std::optional<CpuLayout> stored = parse_cpu_layout(info.layout); stored && info.is_constant()) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       if (node.inputs[i] != name) continue;
-      if (weight_layout(graph, node, i, target_paths(CpuTarget::avx512)) == stored ||
-          weight_layout(graph, node, i, target_paths(CpuTarget::generic)) == stored)
+      if (weight_layout(graph, node, i, target_paths(CpuTarget::avx512), node_checked) == stored ||
+          weight_layout(graph, node, i, target_paths(CpuTarget::generic), node_checked) == stored)
         return std::nullopt;
     }
   }

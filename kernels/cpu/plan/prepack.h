@@ -34,8 +34,9 @@ PrepackStats prepack_graph(Graph& graph, const PrepackOptions& options);
 // layout, else the reason: "nhwc" only on 4-D float graph inputs, "ohwi" only on the weights of
 // conv2d (float32 or int8) and conv_transpose2d (float32, group 1), a cpu layout only on the input
 // whose kernel reads it on some CPU (packed_forms.h). Whether this CPU has that kernel is checked
-// when planning (check_packed_weights).
-std::optional<std::string> check_layout(const Graph& graph, const Node& node, const std::string& name);
+// when planning (check_packed_weights). `node_checked` as in weight_layout.
+std::optional<std::string> check_layout(const Graph& graph, const Node& node, const std::string& name,
+                                        bool node_checked = false);
 
 // How a graph input's caller data is ordered (identity or NHWC).
 Layout input_layout(const TensorInfo& info);
