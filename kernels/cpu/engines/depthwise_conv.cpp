@@ -14,6 +14,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/engines/epilogue_avx512.h"
+#include "kernels/cpu/engines/avx512_lanes.h"
 #endif
 
 #include "kernels/cpu/engines/cpu_features.h"
@@ -227,7 +228,7 @@ __attribute__((target("avx512f"))) void sums_row(const Job& job, size_t n, size_
     BlockRow<K> b{.ky0 = ky0,
                   .ky1 = ky1,
                   .weights = job.w->data + block * block_floats(K * K),
-                  .lanes = c - c0 >= kLanes ? __mmask16(0xFFFF) : __mmask16((1u << (c - c0)) - 1),
+                  .lanes = low_lanes(c - c0),
                   .end = job.x + s.n * s.h * s.w * c + c0};
     for (size_t ky = 0; ky < K; ++ky) b.rows[ky] = rows[ky] + c0;
     float* y = job.y + pixel0 + c0;
@@ -249,7 +250,7 @@ __attribute__((target("avx512f"))) void finish_row(const Job& job, size_t n, siz
     float* y = job.y + pixel0 + ox * c;
     const float* r = Residual ? job.e->residual + pixel0 + ox * c : nullptr;
     for (size_t ch = c0; ch < c1; ch += kLanes) {
-      const __mmask16 lanes = c1 - ch >= kLanes ? __mmask16(0xFFFF) : __mmask16((1u << (c1 - ch)) - 1);
+      const __mmask16 lanes = low_lanes(c1 - ch);
       const __m512 v = _mm512_maskz_loadu_ps(lanes, y + ch);
       _mm512_mask_storeu_ps(y + ch, lanes, avx512::finish<A, Residual>(v, bounds, Residual ? r + ch : nullptr, lanes));
     }

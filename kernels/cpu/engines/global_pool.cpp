@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/engines/avx512_lanes.h"
 #include "kernels/cpu/engines/cpu_features.h"
 
 #if defined(__x86_64__)
@@ -30,7 +31,7 @@ __attribute__((target("avx512f"))) void sum_pixels_avx512(const float* x, size_t
     __m512 acc[4];
     for (size_t k = 0; k < 4; ++k) {
       const size_t first = c0 + 16 * k, left = first < channels ? channels - first : 0;
-      lanes[k] = left >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << left) - 1);
+      lanes[k] = low_lanes(left);
       acc[k] = _mm512_maskz_loadu_ps(lanes[k], sums + first);
     }
     for (size_t p = p0; p < p1; ++p) {

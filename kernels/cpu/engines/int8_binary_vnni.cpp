@@ -37,12 +37,12 @@ MT_VNNI_TARGET void mul_rows(const int8_t* a, const int8_t* b, int8_t* y, size_t
     if (reuse && converted_row != row / repeat) {
       converted_row = row / repeat;
       for (size_t i = 0; i < inner; i += 16) {
-        const __mmask16 mask = vnni::lanes(inner - i);
+        const __mmask16 mask = low_lanes(inner - i);
         _mm512_mask_storeu_ps(converted + i, mask, convert(b_row + i, b_zero, mask));
       }
     }
     for (size_t i = 0; i < inner; i += 16) {
-      const __mmask16 mask = vnni::lanes(inner - i);
+      const __mmask16 mask = low_lanes(inner - i);
       const __m512 bv = reuse ? _mm512_maskz_loadu_ps(mask, converted + i) : convert(b_row + i, b_zero, mask);
       vnni::requantize_float_store(y_row + i, mask, _mm512_mul_ps(convert(a_row + i, a_zero, mask), bv), multiplier, o);
     }

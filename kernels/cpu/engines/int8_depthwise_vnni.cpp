@@ -110,7 +110,7 @@ MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const int8_t* x, const i
     const int8_t* first = pixel(ix);
     const int8_t* second = pixel(ix + static_cast<int64_t>(s.dilation_w));
     for (size_t b = blocks.first; b < blocks.last; ++b) {
-      const __mmask16 mask = vnni::lanes(s.channels - b * kBlock);
+      const __mmask16 mask = low_lanes(s.channels - b * kBlock);
       const __m128i a = _mm_maskz_loadu_epi8(mask, first + b * kBlock);
       const __m128i c = _mm_maskz_loadu_epi8(mask, second + b * kBlock);
       const __m256i pair = _mm256_permutex2var_epi8(_mm256_zextsi128_si256(a), interleave, _mm256_zextsi128_si256(c));
@@ -179,7 +179,7 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
       for (size_t v = 0; v < kVectors; ++v) weights[v] = _mm512_load_si512(w.weights + (b * kVectors + v) * 2 * kBlock);
       const __m512i bias = _mm512_loadu_si512(w.bias + b * kBlock);
       const __m512 multiplier = _mm512_loadu_ps(w.multipliers + b * kBlock);
-      const __mmask16 mask = vnni::lanes(c - b * kBlock);
+      const __mmask16 mask = low_lanes(c - b * kBlock);
       const int16_t* block_rows[Kernel];
       for (size_t ky = 0; ky < Kernel; ++ky) block_rows[ky] = rows[ky] + (b - blocks.first) * columns * 2 * kBlock;
       // Two output pixels at a time, each summed in two chains (even and odd pairs, added at the

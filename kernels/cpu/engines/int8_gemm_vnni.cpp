@@ -209,8 +209,8 @@ void run_blocks(const PackedInt8Gemm& w, size_t m, size_t batch, bool flip, cons
         const size_t j0 = panel * kPanel, columns = std::min(kPanel, w.n - j0);
         const Int8Residual here{residual.add, residual.add != nullptr ? residual.r + r0 * ldc + j0 : nullptr};
         kernels[count](w.taps, unit_count, steps, rows + b * block, w.panels + panel * w.k * kPanel, w.bias + j0,
-                       w.multipliers + j0, w.out, c + r0 * ldc + j0, ldc, vnni::lanes(columns),
-                       vnni::lanes(columns > 16 ? columns - 16 : 0), here);
+                       w.multipliers + j0, w.out, c + r0 * ldc + j0, ldc, low_lanes(columns),
+                       low_lanes(columns > 16 ? columns - 16 : 0), here);
       }
     }
   };

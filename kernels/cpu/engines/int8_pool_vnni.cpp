@@ -24,7 +24,7 @@ MT_VNNI_TARGET void sum_block(const int8_t* x, size_t channels, size_t p0, size_
   const __mmask64 mask = count >= 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
   __m512i acc[4];
   for (size_t k = 0; k < 4; ++k)
-    acc[k] = _mm512_maskz_loadu_epi32(vnni::lanes(count > 16 * k ? count - 16 * k : 0), sums + 16 * k);
+    acc[k] = _mm512_maskz_loadu_epi32(low_lanes(count > 16 * k ? count - 16 * k : 0), sums + 16 * k);
   for (size_t p = p0; p < p1; ++p) {
     const __m512i v = _mm512_maskz_loadu_epi8(mask, x + p * channels + c0);
     acc[0] = _mm512_add_epi32(acc[0], _mm512_cvtepi8_epi32(_mm512_castsi512_si128(v)));
@@ -33,7 +33,7 @@ MT_VNNI_TARGET void sum_block(const int8_t* x, size_t channels, size_t p0, size_
     acc[3] = _mm512_add_epi32(acc[3], _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(v, 3)));
   }
   for (size_t k = 0; k < 4 && 16 * k < count; ++k)
-    _mm512_mask_storeu_epi32(sums + 16 * k, vnni::lanes(count - 16 * k), acc[k]);
+    _mm512_mask_storeu_epi32(sums + 16 * k, low_lanes(count - 16 * k), acc[k]);
 }
 
 // y[c] = requantize(sums[c] - pixels * x_zero) for c < channels: sum(x - x_zero), modulo 2^32 as the
@@ -45,7 +45,7 @@ MT_VNNI_TARGET void requantize_sums(const int32_t* sums, int8_t* y, size_t chann
   const __m512 m = _mm512_set1_ps(multiplier);
   const vnni::OutputVectors o = vnni::output_vectors(out);
   for (size_t c = 0; c < channels; c += 16) {
-    const __mmask16 lanes = vnni::lanes(channels - c);
+    const __mmask16 lanes = low_lanes(channels - c);
     vnni::requantize_store(y + c, lanes, _mm512_sub_epi32(_mm512_maskz_loadu_epi32(lanes, sums + c), offset), m, o);
   }
 }
@@ -54,7 +54,7 @@ MT_VNNI_TARGET void requantize_sums(const int32_t* sums, int8_t* y, size_t chann
 MT_VNNI_TARGET void add_parts(int32_t* partial, size_t parts, size_t channels) {
   for (size_t part = 1; part < parts; ++part)
     for (size_t c = 0; c < channels; c += 16) {
-      const __mmask16 lanes = vnni::lanes(channels - c);
+      const __mmask16 lanes = low_lanes(channels - c);
       const __m512i sum = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, partial + c),
                                            _mm512_maskz_loadu_epi32(lanes, partial + part * channels + c));
       _mm512_mask_storeu_epi32(partial + c, lanes, sum);

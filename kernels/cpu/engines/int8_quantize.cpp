@@ -56,12 +56,11 @@ MT_QUANTIZE_TARGET __m128i quantize16(const float* x, __mmask16 mask, const Vect
   return _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), k.zero));
 }
 
-__mmask16 lanes16(size_t count) { return count >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << count) - 1); }
 
 MT_QUANTIZE_TARGET void quantize_avx512(const float* x, int8_t* y, size_t n, QuantizeParams q) {
   const Vectors k = vectors_of(q);
   for (size_t i = 0; i < n; i += kTile) {
-    const __mmask16 mask = lanes16(n - i);
+    const __mmask16 mask = low_lanes(n - i);
     _mm_mask_storeu_epi8(y + i, mask, quantize16(x + i, mask, k));
   }
 }
@@ -80,7 +79,7 @@ MT_QUANTIZE_TARGET void quantize_tiles_to_nhwc(const float* x, int8_t* y, size_t
     const size_t p0 = t % tiles * kTile, count = std::min(kTile, pixels - p0);
     const float* image = x + t / tiles * channels * pixels;
     int8_t* out = y + t / tiles * pixels * channels + p0 * channels;
-    const __mmask16 mask = lanes16(count);
+    const __mmask16 mask = low_lanes(count);
     if (channels <= 4) {
       __m512i planes = _mm512_setzero_si512();
       for (size_t c = 0; c < channels; ++c) {

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/engines/int8_vnni.h"
+#include "kernels/cpu/engines/avx512_lanes.h"
 
 // The instruction sets the kernels are compiled for, per function: the rest of the binary stays
 // baseline x86-64 and int8_vnni_enabled() decides at run time.
@@ -81,10 +82,6 @@ MT_VNNI_TARGET inline void requantize_add_store(int8_t* dst, const int8_t* r, __
                                    _MM_FROUND_CUR_DIRECTION);
   sum = _mm512_min_ps(_mm512_max_ps(sum, a.out.low), a.out.high);
   _mm_mask_storeu_epi8(dst, mask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(sum), a.out.zero)));
-}
-
-inline __mmask16 lanes(size_t count) {  // the low `count` (0..16) lanes
-  return count >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << count) - 1);
 }
 
 }  // namespace mt::cpu::vnni

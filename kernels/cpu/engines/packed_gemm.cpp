@@ -13,6 +13,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/engines/epilogue_avx512.h"
+#include "kernels/cpu/engines/avx512_lanes.h"
 #endif
 
 #include "kernels/cpu/engines/cpu_features.h"
@@ -169,10 +170,6 @@ const KernelSet& kernels_for(const Epilogue& e) {
   return kKernelSets[static_cast<size_t>(e.activation)][e.residual != nullptr ? 1 : 0];
 }
 
-__mmask16 mask_of(size_t columns) {  // the low `columns` (0..16) lanes
-  return columns >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << columns) - 1);
-}
-
 // Panels per group: a group's weights (at most kGroupBytes, at least one panel) stay in cache
 // while every block of rows passes over them.
 constexpr size_t kGroupBytes = size_t{256} << 10;
@@ -209,8 +206,8 @@ void run_blocks(const PackedWeights& w, size_t m, size_t taps, const Fill& fill,
         const size_t j0 = panel * kPanel, columns = std::min(kPanel, w.n - j0);
         const float* residual = epilogue.residual != nullptr ? epilogue.residual + r0 * ldc + j0 : nullptr;
         kernels.kernels[columns <= 16 ? 1 : 0][count](runs, tap, w.k / taps, rows, w.panels + panel * w.k * kPanel,
-                                                      w.bias + j0, c + r0 * ldc + j0, ldc, residual, mask_of(columns),
-                                                      mask_of(columns > 16 ? columns - 16 : 0), epilogue);
+                                                      w.bias + j0, c + r0 * ldc + j0, ldc, residual, low_lanes(columns),
+                                                      low_lanes(columns > 16 ? columns - 16 : 0), epilogue);
       }
     }
   });

@@ -13,6 +13,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/engines/epilogue_avx512.h"
+#include "kernels/cpu/engines/avx512_lanes.h"
 #endif
 
 #include "kernels/cpu/engines/cpu_features.h"
@@ -92,7 +93,7 @@ __attribute__((target("avx512f"))) void finish_row(const Job& job, size_t n, siz
   const size_t pixel0 = (n * s.out_h + oy) * s.out_w * m;
   for (size_t i = 0; i < s.out_w * m; i += kLanes) {
     const size_t at = pixel0 + i;
-    const __mmask16 lanes = s.out_w * m - i >= kLanes ? __mmask16(0xFFFF) : __mmask16((1u << (s.out_w * m - i)) - 1);
+    const __mmask16 lanes = low_lanes(s.out_w * m - i);
     const __m512 v = _mm512_maskz_loadu_ps(lanes, job.y + at);
     _mm512_mask_storeu_ps(job.y + at, lanes,
                           avx512::finish<A, Residual>(v, bounds, Residual ? job.e->residual + at : nullptr, lanes));
@@ -110,7 +111,7 @@ __attribute__((target("avx512f"))) void sums_row(const Job& job, size_t n, size_
   const StemStrides& st = job.strides;
   const size_t cin = w.in_channels, m = w.out_channels, width = B * kLanes;
   const EpilogueBounds bounds = avx512::bounds_of(*job.e);
-  const __mmask16 last_lanes = m % kLanes == 0 ? __mmask16(0xFFFF) : __mmask16((1u << (m % kLanes)) - 1);
+  const __mmask16 last_lanes = low_lanes(m % kLanes == 0 ? kLanes : m % kLanes);
   size_t ky0 = s.kernel_h, ky1 = 0;  // kernel rows inside the input: [ky0, ky1)
   for (size_t ky = 0; ky < s.kernel_h; ++ky)
     if (inside(static_cast<int64_t>(oy * s.stride_h + ky * s.dilation_h) - s.pad_top, s.h)) {
