@@ -38,16 +38,17 @@ void* allocate(void*, size_t size) { return std::malloc(size); }
 
 void deallocate(void*, void* p) {
   if (p == nullptr) return;
-  if (const size_t length = huge_length(p); length > 0) {
+  size_t length = 0;
+  {
     HugeBlocks& blocks = huge_blocks();
-    {
-      const std::lock_guard lock(blocks.mutex);
-      blocks.lengths.erase(p);
+    const std::lock_guard lock(blocks.mutex);
+    if (const auto it = blocks.lengths.find(p); it != blocks.lengths.end()) {
+      length = it->second;
+      blocks.lengths.erase(it);
     }
-    munmap(p, length);
-    return;
   }
-  std::free(p);
+  if (length > 0) munmap(p, length);
+  else std::free(p);
 }
 
 void* reallocate(void*, void* p, size_t size) {
