@@ -1,5 +1,5 @@
 // The cpu backend: XNNPACK operators on NHWC activations plus portable kernels for what XNNPACK
-// lacks, one arena per plan, pthreadpool threads.
+// lacks, one arena per plan, the plan's thread pool.
 #pragma once
 
 #include <memory>

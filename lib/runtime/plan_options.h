@@ -24,7 +24,7 @@ std::string_view cpu_target_name(CpuTarget target);
 std::optional<CpuTarget> parse_cpu_target(std::string_view name);
 
 struct PlanOptions {
-  int threads = 1;                 // cpu: pthreadpool size (1 = run on the calling thread)
+  int threads = 1;                 // cpu: threads of the plan's pool (1 = run on the calling thread)
   int gpu_index = 0;               // vulkan: which physical device
   std::string precision = "fp32";  // vulkan: "fp32" or "fp16"
   bool profile = false;            // collect per-node timings on every run

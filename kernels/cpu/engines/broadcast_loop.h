@@ -4,7 +4,7 @@
 // vectorises. SelectLoop is where's three-operand form.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstdint>
 #include <vector>
@@ -23,7 +23,7 @@ class BroadcastLoop {
 
   // out[i] = fn(a[i'], b[i'']) for every output element.
   template <typename T, typename U, typename Fn>
-  void run(const T* a, const T* b, U* out, const Fn& fn, pthreadpool_t pool) const;
+  void run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool) const;
 
  private:
   using Dim = LoopDim<3>;  // strides of a, b, out
@@ -33,7 +33,7 @@ class BroadcastLoop {
 };
 
 template <typename T, typename U, typename Fn>
-void BroadcastLoop::run(const T* a, const T* b, U* out, const Fn& fn, pthreadpool_t pool) const {
+void BroadcastLoop::run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool) const {
   const int64_t n = inner_.size;
   const size_t min_rows = static_cast<size_t>(std::max<int64_t>(1, 8192 / std::max<int64_t>(1, n)));
   parallel_chunks(pool, rows_, min_rows, [&](size_t begin, size_t end) {
@@ -67,7 +67,7 @@ class SelectLoop {
   SelectLoop(const Shape& out, const Shape& condition, const Shape& x, const Shape& y);
 
   template <typename T>
-  void run(const uint8_t* condition, const T* x, const T* y, T* out, pthreadpool_t pool) const;
+  void run(const uint8_t* condition, const T* x, const T* y, T* out, ThreadPool* pool) const;
 
  private:
   using Dim = LoopDim<4>;  // strides of condition, x, y, out
@@ -77,7 +77,7 @@ class SelectLoop {
 };
 
 template <typename T>
-void SelectLoop::run(const uint8_t* condition, const T* x, const T* y, T* out, pthreadpool_t pool) const {
+void SelectLoop::run(const uint8_t* condition, const T* x, const T* y, T* out, ThreadPool* pool) const {
   const int64_t n = inner_.size;
   const int64_t sc = inner_.stride[0], sx = inner_.stride[1], sy = inner_.stride[2];
   const size_t min_rows = static_cast<size_t>(std::max<int64_t>(1, 8192 / std::max<int64_t>(1, n)));

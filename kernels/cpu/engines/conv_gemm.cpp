@@ -59,7 +59,7 @@ void plan_conv2d_runtime_weights(NodeContext& c) {
   values.push_back(c.scratch(g.m * g.depth() * sizeof(float)));
   values.push_back(c.scratch(threads * g.out_w * g.depth() * sizeof(float)));
 
-  c.add_kernel(values, [g, has_bias, threads](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [g, has_bias, threads](Pointers p, ThreadPool* pool) {
     const auto* x = static_cast<const float*>(p[0]);
     const auto* w = static_cast<const float*>(p[1]);
     const float* bias = has_bias ? static_cast<const float*>(p[2]) : nullptr;
@@ -90,7 +90,7 @@ void plan_conv2d_runtime_weights(NodeContext& c) {
     if (pool == nullptr || threads == 1) {
       for (size_t t = 0; t < threads; ++t) run(&task, t);
     } else {
-      pthreadpool_parallelize_1d(pool, run, &task, threads, 0);
+      parallelize(pool, run, &task, threads);
     }
   });
 }

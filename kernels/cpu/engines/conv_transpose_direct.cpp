@@ -64,7 +64,7 @@ void plan_conv_transpose2d_runtime_weights(NodeContext& c) {
   values.push_back(c.output(0, nhwc_layout()));
   values.push_back(c.scratch(g.c * g.group_out() * static_cast<size_t>(g.kh * g.kw) * sizeof(float)));
 
-  c.add_kernel(values, [g, has_bias](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [g, has_bias](Pointers p, ThreadPool* pool) {
     const auto* x = static_cast<const float*>(p[0]);
     const auto* w = static_cast<const float*>(p[1]);
     const float* bias = has_bias ? static_cast<const float*>(p[2]) : nullptr;

@@ -300,7 +300,7 @@ RowFn row_function(const PackedConvShape& s, const Epilogue& e) {
 #endif
 
 void depthwise_conv(const PackedDepthwise& w, const PackedConvShape& s, const float* x, float* y, const Epilogue& e,
-                    pthreadpool_t pool) {
+                    ThreadPool* pool) {
 #if defined(__x86_64__)
   if (w.kernel_h != s.kernel_h || w.kernel_w != s.kernel_w || w.channels != s.channels)
     fail(ExitCode::failure, "internal: depthwise_conv weights of another kernel or channel count");
@@ -311,7 +311,7 @@ void depthwise_conv(const PackedDepthwise& w, const PackedConvShape& s, const fl
   // Rows are the unit of work; with few rows for the threads, each row's channel blocks are split
   // into parts too (7x7 layers on 2 threads: 7 rows would split 4 / 3).
   const size_t rows = s.n * s.out_h, blocks = blocks_of(s.channels);
-  const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const size_t threads = thread_count(pool);
   const size_t parts = threads > 1 && rows < 8 * threads ? std::min(blocks, (8 * threads + rows - 1) / rows) : 1;
   parallel_chunks(pool, rows * parts, 1, [&](size_t begin, size_t end) {
     for (size_t unit = begin; unit < end; ++unit) {

@@ -8,7 +8,7 @@
 // CPUs without AVX-512F, or MT_CPU_DEPTHWISE=0, keep XNNPACK's.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstddef>
 
@@ -45,6 +45,6 @@ PackedDepthwise pack_depthwise_weights(void* memory, const float* w, const float
 // epilogue's residual, if any, is NHWC as y. Split across the pool by output rows (and channel
 // blocks when there are few rows). Requires depthwise_supported() and depthwise_fits().
 void depthwise_conv(const PackedDepthwise& weights, const PackedConvShape& shape, const float* x, float* y,
-                    const Epilogue& epilogue, pthreadpool_t pool);
+                    const Epilogue& epilogue, ThreadPool* pool);
 
 }  // namespace mt::cpu

@@ -61,7 +61,7 @@ size_t global_average_pool_scratch_bytes(size_t batch, size_t channels) {
 }
 
 void global_average_pool(const float* x, float* y, size_t batch, size_t pixels, size_t channels, void* scratch,
-                         pthreadpool_t pool) {
+                         ThreadPool* pool) {
   auto* partial = static_cast<float*>(scratch);
   const size_t parts = batch * pixels * channels * sizeof(float) < (size_t{64} << 10) ? 1 : kShares;
   auto run = [&](size_t unit) {
@@ -70,13 +70,13 @@ void global_average_pool(const float* x, float* y, size_t batch, size_t pixels, 
     std::fill_n(sums, channels, 0.0f);
     sum_pixels(x + n * pixels * channels, channels, pixels * part / parts, pixels * (part + 1) / parts, sums);
   };
-  const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const size_t threads = thread_count(pool);
   if (parts == 1 || threads == 1) {
     for (size_t unit = 0; unit < batch * parts; ++unit) run(unit);
   } else {
     using Run = decltype(run);
-    pthreadpool_parallelize_1d(
-        pool, [](void* context, size_t unit) { (*static_cast<Run*>(context))(unit); }, &run, batch * parts, 0);
+    parallelize(
+        pool, [](void* context, size_t unit) { (*static_cast<Run*>(context))(unit); }, &run, batch * parts);
   }
   const float scale = 1.0f / static_cast<float>(pixels);
   for (size_t n = 0; n < batch; ++n) {

@@ -6,7 +6,7 @@
 // every thread count, so that the result does not depend on it.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstddef>
 
@@ -16,6 +16,6 @@ namespace mt::cpu {
 size_t global_average_pool_scratch_bytes(size_t batch, size_t channels);
 
 void global_average_pool(const float* x, float* y, size_t batch, size_t pixels, size_t channels, void* scratch,
-                         pthreadpool_t pool);
+                         ThreadPool* pool);
 
 }  // namespace mt::cpu

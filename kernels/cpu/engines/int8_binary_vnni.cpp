@@ -54,7 +54,7 @@ MT_AVX512_INTRINSICS_END
 #endif
 
 void int8_mul(const int8_t* a, const int8_t* b, int8_t* y, size_t outer, size_t repeat, size_t inner,
-              const Int8MulParams& params, pthreadpool_t pool) {
+              const Int8MulParams& params, ThreadPool* pool) {
 #if defined(__x86_64__)
   const size_t rows = outer * repeat;
   parallel_chunks(pool, rows, std::max<size_t>(1, 16384 / std::max<size_t>(1, inner)),

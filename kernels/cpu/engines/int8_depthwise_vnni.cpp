@@ -212,7 +212,7 @@ MT_AVX512_INTRINSICS_END
 #endif
 
 void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x, const int8_t* padding,
-                    int8_t* y, void* scratch, size_t threads, pthreadpool_t pool, const int8_t* lookup) {
+                    int8_t* y, void* scratch, size_t threads, ThreadPool* pool, const int8_t* lookup) {
 #if defined(__x86_64__)
   // One part per thread, each with its own scratch rows: contiguous ranges of output rows, unless
   // channel blocks share the work more evenly (MobileNet's 7x7 layers: 7 rows split 4 / 3, 60
@@ -220,7 +220,7 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
   // pixels' cache lines, and measured no faster than rows on MobileNetV2/V3 (docs/benchmarks.md).
   const size_t rows = s.n * s.out_h, blocks = blocks_of(s.channels);
   if (rows == 0 || blocks == 0) return;
-  const size_t pool_threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const size_t pool_threads = thread_count(pool);
   const size_t parts = std::max<size_t>(1, std::min({threads, pool_threads, std::max(rows, blocks)}));
   auto largest_share = [parts](size_t units) {  // of the largest part, relative to an even split
     return static_cast<double>((units + parts - 1) / parts) * static_cast<double>(parts) / static_cast<double>(units);
@@ -239,8 +239,8 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
   };
   if (parts == 1) return run(0);
   using Run = decltype(run);
-  pthreadpool_parallelize_1d(
-      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts, 0);
+  parallelize(
+      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts);
 #else
   (void)w, (void)s, (void)x, (void)padding, (void)y, (void)scratch, (void)threads, (void)pool, (void)lookup;
   fail(ExitCode::failure, "internal: int8_depthwise needs AVX512-VNNI");

@@ -183,12 +183,12 @@ constexpr size_t kUnitsPerThread = 8;
 // `batch` (1 .. kBatch) micro-kernel blocks of rows.
 template <typename Fill>
 void run_blocks(const PackedInt8Gemm& w, size_t m, size_t batch, bool flip, const Fill& fill, int8_t* c, size_t ldc,
-                pthreadpool_t pool, Int8Residual residual) {
+                ThreadPool* pool, Int8Residual residual) {
   const std::array<MicroKernel, kRows + 1>& kernels = kKernels[flip ? 1 : 0][residual.add != nullptr ? 1 : 0];
   const size_t micro_blocks = (m + kRows - 1) / kRows;
   const size_t block = micro_blocks == 0 ? kRows : (m + micro_blocks - 1) / micro_blocks;  // even blocks
   const size_t unit_rows = block * batch, row_blocks = (m + unit_rows - 1) / unit_rows;
-  const size_t panels = panels_of(w.n), threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const size_t panels = panels_of(w.n), threads = thread_count(pool);
   // As many groups as the cache bound needs, of equal size (3 + 1 panels would give units of
   // unequal cost), or one panel per unit where units would be few.
   const size_t most = std::max<size_t>(1, kGroupBytes / std::max<size_t>(1, w.k * kPanel));  // panels in cache
@@ -220,8 +220,8 @@ void run_blocks(const PackedInt8Gemm& w, size_t m, size_t batch, bool flip, cons
     return;
   }
   using RunUnit = decltype(run_unit);
-  pthreadpool_parallelize_1d(
-      pool, [](void* context, size_t unit) { (*static_cast<const RunUnit*>(context))(unit); }, &run_unit, units, 0);
+  parallelize(
+      pool, [](void* context, size_t unit) { (*static_cast<const RunUnit*>(context))(unit); }, &run_unit, units);
 }
 
 // Input pixel (n, iy, ix) of x (NHWC), inside the image.
@@ -312,7 +312,7 @@ MT_VNNI_TARGET void gather_window(const PackedConvShape& s, const WindowWalk& wa
 MT_AVX512_INTRINSICS_END
 #endif
 
-void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool) {
+void int8_flip(const int8_t* x, uint8_t* u, size_t n, ThreadPool* pool) {
   parallel_chunks(pool, n, 65536, [x, u](size_t begin, size_t end) {
     const int8_t* src = x;  // locals: GCC vectorizes the loop only when a store cannot change them
     uint8_t* dst = u;
@@ -329,8 +329,8 @@ bool int8_flip_per_layer() {
 #endif
 }
 
-void int8_gemm(const PackedInt8Gemm& w, size_t m, Int8GemmInput a, size_t lda, int8_t* c, size_t ldc,
-               pthreadpool_t pool, Int8Residual residual) {
+void int8_gemm(const PackedInt8Gemm& w, size_t m, Int8GemmInput a, size_t lda, int8_t* c, size_t ldc, ThreadPool* pool,
+               Int8Residual residual) {
 #if defined(__x86_64__)
   const auto* data = static_cast<const uint8_t*>(a.data);
   auto fill = [data, lda](size_t r0, size_t count, const uint8_t** rows, uint8_t*) {
@@ -344,7 +344,7 @@ void int8_gemm(const PackedInt8Gemm& w, size_t m, Int8GemmInput a, size_t lda, i
 }
 
 void int8_conv(const PackedInt8Gemm& w, const PackedConvShape& s, Int8GemmInput input, const void* padding_pixel,
-               int8_t* y, pthreadpool_t pool, Int8Residual residual) {
+               int8_t* y, ThreadPool* pool, Int8Residual residual) {
 #if defined(__x86_64__)
   const auto* x = static_cast<const uint8_t*>(input.data);
   const auto* padding = static_cast<const uint8_t*>(padding_pixel);

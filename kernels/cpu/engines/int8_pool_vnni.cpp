@@ -70,11 +70,11 @@ size_t int8_global_avg_pool_scratch_bytes(size_t batch, size_t channels, size_t 
 }
 
 void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixels, size_t channels, int32_t x_zero,
-                          float multiplier, Int8Output out, void* scratch, size_t threads, pthreadpool_t pool) {
+                          float multiplier, Int8Output out, void* scratch, size_t threads, ThreadPool* pool) {
 #if defined(__x86_64__)
   auto* partial = static_cast<int32_t*>(scratch);
   // One thread below 64 KiB of input, where waking the other costs about what it would save.
-  const size_t pool_threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const size_t pool_threads = thread_count(pool);
   const size_t parts = batch * pixels * channels < (size_t{64} << 10) ? 1 : std::min(threads, pool_threads);
   // Each part sums its share of an image's pixels (rows, as the convs before it split their
   // outputs, so each thread reads what it wrote) over every channel.
@@ -91,8 +91,8 @@ void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixel
     for (size_t unit = 0; unit < batch; ++unit) run(unit);
   } else {
     using Run = decltype(run);
-    pthreadpool_parallelize_1d(
-        pool, [](void* context, size_t unit) { (*static_cast<Run*>(context))(unit); }, &run, batch * parts, 0);
+    parallelize(
+        pool, [](void* context, size_t unit) { (*static_cast<Run*>(context))(unit); }, &run, batch * parts);
   }
   for (size_t n = 0; n < batch; ++n) {
     add_parts(partial + n * parts * channels, parts, channels);

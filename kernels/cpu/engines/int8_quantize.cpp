@@ -104,7 +104,7 @@ MT_AVX512_INTRINSICS_END
 
 }  // namespace
 
-void int8_quantize(const float* x, int8_t* y, size_t n, QuantizeParams q, bool avx512, pthreadpool_t pool) {
+void int8_quantize(const float* x, int8_t* y, size_t n, QuantizeParams q, bool avx512, ThreadPool* pool) {
   parallel_chunks(pool, n, kMinChunk, [=](size_t begin, size_t end) {
 #if defined(__x86_64__)
     if (avx512) return quantize_avx512(x + begin, y + begin, end - begin, q);
@@ -115,7 +115,7 @@ void int8_quantize(const float* x, int8_t* y, size_t n, QuantizeParams q, bool a
 }
 
 void int8_quantize_to_nhwc(const float* x, int8_t* y, size_t batch, size_t channels, size_t pixels, QuantizeParams q,
-                           bool avx512, pthreadpool_t pool) {
+                           bool avx512, ThreadPool* pool) {
   const size_t tiles = (pixels + kTile - 1) / kTile;
   const size_t min_tiles = std::max<size_t>(1, kMinChunk / std::max<size_t>(1, kTile * channels));
   parallel_chunks(pool, batch * tiles, min_tiles, [=](size_t begin, size_t end) {

@@ -6,7 +6,7 @@
 // portable loop. The results are equal either way.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -19,10 +19,10 @@ struct QuantizeParams {
 };
 
 // y[i] = quantize(x[i]) for i < n.
-void int8_quantize(const float* x, int8_t* y, size_t n, QuantizeParams q, bool avx512, pthreadpool_t pool);
+void int8_quantize(const float* x, int8_t* y, size_t n, QuantizeParams q, bool avx512, ThreadPool* pool);
 
 // y (batch x pixels x channels) = quantize(x (batch x channels x pixels)).
 void int8_quantize_to_nhwc(const float* x, int8_t* y, size_t batch, size_t channels, size_t pixels, QuantizeParams q,
-                           bool avx512, pthreadpool_t pool);
+                           bool avx512, ThreadPool* pool);
 
 }  // namespace mt::cpu

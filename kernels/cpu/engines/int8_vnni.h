@@ -11,7 +11,7 @@
 // computed at planning. Padding reads a pixel of x_zero values (flipped as the input is).
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -73,7 +73,7 @@ PackedInt8Gemm pack_int8_gemm(void* memory, const int8_t* w, const int32_t* bias
 PackedInt8Gemm int8_gemm_view(const void* memory, size_t taps, size_t channels, size_t n, Int8Output out);
 
 // u[i] = x[i] + 128 as unsigned bytes (x XOR 0x80): the input the GEMM reads. Any CPU.
-void int8_flip(const int8_t* x, uint8_t* u, size_t n, pthreadpool_t pool);
+void int8_flip(const int8_t* x, uint8_t* u, size_t n, ThreadPool* pool);
 
 // The GEMMs' input A (or a conv's x): the int8 values, flipped to unsigned by the micro-kernel as
 // it broadcasts them (one vpxord per two vpdpbusd), or bytes flipped beforehand by int8_flip.
@@ -94,7 +94,7 @@ bool int8_flip_per_layer();
 // past the last row (memory XNNPACK may over-read). Requires int8_vnni_enabled(), taps == 1. With
 // residual.add, C = that add of the GEMM's result and residual.r.
 void int8_gemm(const PackedInt8Gemm& weights, size_t m, Int8GemmInput a, size_t lda, int8_t* c, size_t ldc,
-               pthreadpool_t pool, Int8Residual residual = {});
+               ThreadPool* pool, Int8Residual residual = {});
 
 // Whether int8_conv takes a kernel of this size (at most 64 taps).
 bool int8_conv_fits(size_t kernel_h, size_t kernel_w);
@@ -110,7 +110,7 @@ bool int8_conv_gathers(size_t kernel_h, size_t kernel_w, size_t channels);
 // holds round_up(channels, 4) bytes of the input zero point, flipped as x is. With residual.add,
 // y = that add of the conv and residual.r (NHWC, as y).
 void int8_conv(const PackedInt8Gemm& weights, const PackedConvShape& shape, Int8GemmInput x, const void* padding,
-               int8_t* y, pthreadpool_t pool, Int8Residual residual = {});
+               int8_t* y, ThreadPool* pool, Int8Residual residual = {});
 
 // Depthwise weights (one input channel per group, multiplier 1), 3x3 or 5x5: per block of 16
 // channels and kernel row, the row's taps in pairs as int16 (w[kx][c], w[kx + 1][c]), an odd last
@@ -144,7 +144,7 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads
 // 256-entry table: an int8 activation the planner fused), each output y becomes lookup[y + 128],
 // applied to each output row (or to the part's channels of it) once it is complete.
 void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& shape, const int8_t* x,
-                    const int8_t* padding, int8_t* y, void* scratch, size_t threads, pthreadpool_t pool,
+                    const int8_t* padding, int8_t* y, void* scratch, size_t threads, ThreadPool* pool,
                     const int8_t* lookup = nullptr);
 
 // y = requantize((a - a_zero) (b - b_zero), multiplier) (the reference int8 mul: the product is
@@ -158,7 +158,7 @@ struct Int8MulParams {
   Int8Output out;
 };
 void int8_mul(const int8_t* a, const int8_t* b, int8_t* y, size_t outer, size_t repeat, size_t inner,
-              const Int8MulParams& params, pthreadpool_t pool);
+              const Int8MulParams& params, ThreadPool* pool);
 
 // y[n][c] = requantize(sum over the `pixels` of x[n][p][c] - x_zero, multiplier) (the reference
 // int8 global average pool; multiplier x_scale / (pixels * y_scale) formed as it forms it), NHWC x,
@@ -166,7 +166,7 @@ void int8_mul(const int8_t* a, const int8_t* b, int8_t* y, size_t outer, size_t 
 // for their partial sums (int8_pool_vnni.cpp).
 size_t int8_global_avg_pool_scratch_bytes(size_t batch, size_t channels, size_t threads);
 void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixels, size_t channels, int32_t x_zero,
-                          float multiplier, Int8Output out, void* scratch, size_t threads, pthreadpool_t pool);
+                          float multiplier, Int8Output out, void* scratch, size_t threads, ThreadPool* pool);
 
 // dst[i] = table[src[i] + 128] for n bytes (int8 hardswish and hardsigmoid), 64 at a time
 // (int8_lookup_vbmi.cpp). Requires int8_vnni_enabled().

@@ -182,7 +182,7 @@ constexpr size_t kGroupBytes = size_t{256} << 10;
 // panels of its group.
 template <typename Fill>
 void run_blocks(const PackedWeights& w, size_t m, size_t taps, const Fill& fill, float* c, size_t ldc,
-                const Epilogue& epilogue, pthreadpool_t pool) {
+                const Epilogue& epilogue, ThreadPool* pool) {
   // Rows split evenly into blocks of at most kRows: 49 rows are 7 blocks of 7, not 6 of 8 and 1.
   const size_t row_blocks = (m + kRows - 1) / kRows;
   const size_t block = row_blocks == 0 ? kRows : (m + row_blocks - 1) / row_blocks;
@@ -223,7 +223,7 @@ const float* pixel_at(const PackedConvShape& s, const float* x, size_t n, int64_
 #endif
 
 void packed_gemm(const PackedWeights& w, size_t m, const float* a, size_t lda, float* c, size_t ldc,
-                 const Epilogue& epilogue, pthreadpool_t pool) {
+                 const Epilogue& epilogue, ThreadPool* pool) {
 #if defined(__x86_64__)
   auto fill = [a, lda](size_t r0, size_t count, const float** rows, float*, uint8_t* tap) {
     for (size_t r = 0; r < count; ++r) rows[r] = a + (r0 + r) * lda;
@@ -238,7 +238,7 @@ void packed_gemm(const PackedWeights& w, size_t m, const float* a, size_t lda, f
 }
 
 void packed_gemm(const PackedWeights& w, size_t m, const float* a, size_t lda, float* c, size_t ldc, float low,
-                 float high, pthreadpool_t pool) {
+                 float high, ThreadPool* pool) {
   packed_gemm(w, m, a, lda, c, ldc, Epilogue{.low = low, .high = high}, pool);
 }
 
@@ -254,7 +254,7 @@ bool packed_conv_fits(size_t kernel_h, size_t kernel_w, size_t channels) {
 }
 
 void packed_conv(const PackedWeights& w, const PackedConvShape& s, const float* x, const float* zeros, float* y,
-                 const Epilogue& epilogue, pthreadpool_t pool) {
+                 const Epilogue& epilogue, ThreadPool* pool) {
 #if defined(__x86_64__)
   const size_t taps = s.kernel_h * s.kernel_w, m = s.n * s.out_h * s.out_w, c = s.channels;
   if (c < 16) {  // gathered: one contiguous row of taps * c floats per pixel
@@ -319,7 +319,7 @@ void packed_conv(const PackedWeights& w, const PackedConvShape& s, const float* 
 }
 
 void packed_conv(const PackedWeights& w, const PackedConvShape& s, const float* x, const float* zeros, float* y,
-                 float low, float high, pthreadpool_t pool) {
+                 float low, float high, ThreadPool* pool) {
   packed_conv(w, s, x, zeros, y, Epilogue{.low = low, .high = high}, pool);
 }
 

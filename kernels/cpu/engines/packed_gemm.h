@@ -8,7 +8,7 @@
 // CPUs without AVX-512F, or MT_CPU_AVX512_GEMM=0, keep XNNPACK.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -51,10 +51,10 @@ PackedWeights scale_gemm_rows(const PackedWeights& w, const float* scale, void* 
 // pool's threads by blocks of 8 rows and panels; the epilogue's residual has C's row stride.
 // Requires packed_gemm_supported().
 void packed_gemm(const PackedWeights& weights, size_t m, const float* a, size_t lda, float* c, size_t ldc,
-                 const Epilogue& epilogue, pthreadpool_t pool);
+                 const Epilogue& epilogue, ThreadPool* pool);
 // The same with the output stage a clamp to [low, high] only.
 void packed_gemm(const PackedWeights& weights, size_t m, const float* a, size_t lda, float* c, size_t ldc, float low,
-                 float high, pthreadpool_t pool);
+                 float high, ThreadPool* pool);
 
 // A convolution over NHWC input as an indirect GEMM: output pixel p's row is the kernel_h x
 // kernel_w taps' input pixels (`channels` floats each, or `zeros` in the padding) in tap order, so
@@ -82,9 +82,9 @@ bool packed_conv_fits(size_t kernel_h, size_t kernel_w, size_t channels);
 // `channels` zeros. A tap that is in the padding for every pixel of a block of rows is skipped (a
 // dilated conv's many such taps cost nothing).
 void packed_conv(const PackedWeights& weights, const PackedConvShape& shape, const float* x, const float* zeros,
-                 float* y, const Epilogue& epilogue, pthreadpool_t pool);
+                 float* y, const Epilogue& epilogue, ThreadPool* pool);
 // The same with the output stage a clamp to [low, high] only.
 void packed_conv(const PackedWeights& weights, const PackedConvShape& shape, const float* x, const float* zeros,
-                 float* y, float low, float high, pthreadpool_t pool);
+                 float* y, float low, float high, ThreadPool* pool);
 
 }  // namespace mt::cpu

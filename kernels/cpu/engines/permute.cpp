@@ -111,7 +111,7 @@ void Permute::transpose_tiles(const std::byte* source, std::byte* destination, s
   }
 }
 
-void Permute::run(const void* source, void* destination, pthreadpool_t pool) const {
+void Permute::run(const void* source, void* destination, ThreadPool* pool) const {
   if (count_ == 0) return;
   const auto* in = static_cast<const std::byte*>(source);
   auto* out = static_cast<std::byte*>(destination);

@@ -3,7 +3,7 @@
 // cache-blocked 2-D transposes, split across the thread pool.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +20,7 @@ class Permute {
   // `source_shape`: the source's dims in memory order. Destination dim k is source dim perm[k].
   Permute(const Shape& source_shape, const std::vector<int>& perm, size_t element_size);
 
-  void run(const void* source, void* destination, pthreadpool_t pool) const;
+  void run(const void* source, void* destination, ThreadPool* pool) const;
   size_t bytes() const { return count_ * element_size_; }
 
  private:

@@ -142,7 +142,7 @@ void ReduceLoop::run_rows(ReduceKind kind, const float* in, float* out, const fl
   }
 }
 
-void ReduceLoop::pass(ReduceKind kind, const float* in, float* out, const float* shift, pthreadpool_t pool) const {
+void ReduceLoop::pass(ReduceKind kind, const float* in, float* out, const float* shift, ThreadPool* pool) const {
   std::fill(out, out + out_count_, initial(combine_of(kind)));
   if (rows_per_slice_ > 0) {
     const size_t slices = rows_ / rows_per_slice_;
@@ -155,7 +155,7 @@ void ReduceLoop::pass(ReduceKind kind, const float* in, float* out, const float*
   }
 }
 
-void ReduceLoop::run(const float* in, float* out, float* scratch, pthreadpool_t pool) const {
+void ReduceLoop::run(const float* in, float* out, float* scratch, ThreadPool* pool) const {
   // log_sum_exp: log(sum(exp(x - m))) + m with m each group's maximum (0 where it is not finite,
   // so that all -inf gives -inf and +inf gives +inf), as the reference kernel computes it.
   if (kind_ == ReduceKind::log_sum_exp) {

@@ -5,7 +5,7 @@
 // (|x|, x^2, exp(x - m)), or a product, with a final step (mean's scale, sqrt, log).
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstdint>
 #include <vector>
@@ -25,13 +25,13 @@ class ReduceLoop {
   ReduceLoop(const Shape& physical, const std::vector<bool>& reduced, ReduceKind kind);
   // Floats of scratch memory run() needs (log_sum_exp keeps each group's maximum there), or 0.
   size_t scratch_floats() const { return kind_ == ReduceKind::log_sum_exp ? out_count_ : 0; }
-  void run(const float* in, float* out, float* scratch, pthreadpool_t pool) const;
+  void run(const float* in, float* out, float* scratch, ThreadPool* pool) const;
 
  private:
   using Dim = LoopDim<2>;  // strides of in, out (0 for reduced dims)
   // One pass: out = combine over the reduced dims of map(in) (`kind` decides both), with the
   // log_sum_exp shift read from `shift`, laid out as out.
-  void pass(ReduceKind kind, const float* in, float* out, const float* shift, pthreadpool_t pool) const;
+  void pass(ReduceKind kind, const float* in, float* out, const float* shift, ThreadPool* pool) const;
   void run_rows(ReduceKind kind, const float* in, float* out, const float* shift, size_t begin, size_t end) const;
 
   ReduceKind kind_ = ReduceKind::sum;

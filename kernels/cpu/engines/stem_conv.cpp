@@ -239,7 +239,7 @@ RowFn row_function(size_t blocks, size_t pixel_step, const Epilogue& e) {
 #endif
 
 void stem_conv(const PackedStem& w, const PackedConvShape& s, const float* x, const StemStrides& strides, float* y,
-               const Epilogue& e, pthreadpool_t pool) {
+               const Epilogue& e, ThreadPool* pool) {
 #if defined(__x86_64__)
   // The kernel itself takes 17 to 64 output channels (2 to 4 vectors), stem_conv_fits plans it from 48.
   const bool takes = w.in_channels >= 1 && w.in_channels <= 4 && w.out_channels > kLanes && w.out_channels <= 64 &&

@@ -8,7 +8,7 @@
 // MT_CPU_STEM_CONV=0, keep the other paths.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstddef>
 
@@ -51,6 +51,6 @@ struct StemStrides {
 // residual, if any, is NHWC as y. Split across the pool by output rows. Requires
 // stem_conv_supported(), 1 to 4 input channels, 17 to 64 output ones and a kernel up to 7x7.
 void stem_conv(const PackedStem& weights, const PackedConvShape& shape, const float* x, const StemStrides& strides,
-               float* y, const Epilogue& epilogue, pthreadpool_t pool);
+               float* y, const Epilogue& epilogue, ThreadPool* pool);
 
 }  // namespace mt::cpu

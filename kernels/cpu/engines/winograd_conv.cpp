@@ -235,7 +235,7 @@ class WinogradStep final : public Step {
 
   // The GEMMs are either XNNPACK operators or packed_gemm.h weights, one per point.
   WinogradStep(const Geometry& g, std::vector<XnnOperator> gemms, std::vector<PackedWeights> packed, const float* bias,
-               const float* zeros, pthreadpool_t pool, std::string what, bool avx2)
+               const float* zeros, ThreadPool* pool, std::string what, bool avx2)
       : g_(g),
         gemms_(std::move(gemms)),
         packed_(std::move(packed)),
@@ -254,11 +254,11 @@ class WinogradStep final : public Step {
     const size_t tiles = g_.tiles();
     for (size_t k = 0; k < gemms_.size(); ++k)
       check_xnn(xnn_setup_fully_connected_nc_f32(gemms_[k].get(), tiles, v_ + k * tiles * g_.c,
-                                                 products_ + k * tiles * g_.m, pool_),
+                                                 products_ + k * tiles * g_.m, xnnpack_pool(pool_)),
                 what_.c_str());
   }
 
-  void run(pthreadpool_t pool) override {
+  void run(ThreadPool* pool) override {
     const size_t tiles = g_.tiles();
     parallel_chunks(pool, tiles, kMinTiles, [this](size_t begin, size_t end) {
 #if defined(__x86_64__)
@@ -266,7 +266,7 @@ class WinogradStep final : public Step {
 #endif
       input_baseline<V>(g_, x_, zeros_, v_, begin, end);
     });
-    for (auto& gemm : gemms_) xnn_run_operator(gemm.get(), pool);
+    for (auto& gemm : gemms_) check_xnn(run_xnnpack(gemm.get(), pool), "xnn_run_operator (winograd products)");
     // Threads take whole points (16 or 36 of them): one fork-join per conv instead of one per point
     // (ResNet18 at 2 threads: 6.83-6.86 -> 6.23-6.29 ms median in the quiet runs).
     parallel_chunks(pool, packed_.size(), 1, [this, tiles](size_t begin, size_t end) {
@@ -289,7 +289,7 @@ class WinogradStep final : public Step {
   std::vector<PackedWeights> packed_;
   const float* bias_;
   const float* zeros_;
-  pthreadpool_t pool_;
+  ThreadPool* pool_;
   std::string what_;
   bool avx2_;
   const float* x_ = nullptr;

@@ -36,7 +36,7 @@ std::optional<std::string> check_float_input(const Graph& graph, const Node& nod
 // Calls fn(first, rows) on chunks of the outer rows of `view` across the pool, about 16k
 // elements of work per chunk at least.
 template <typename Fn>
-void split_rows(pthreadpool_t pool, const AxisView& view, const Fn& fn) {
+void split_rows(ThreadPool* pool, const AxisView& view, const Fn& fn) {
   const size_t min_rows = std::max<size_t>(1, 16384 / static_cast<size_t>(std::max<int64_t>(1, view.n * view.inner)));
   parallel_chunks(pool, static_cast<size_t>(view.outer), min_rows, [&](size_t begin, size_t end) {
     fn(static_cast<int64_t>(begin), static_cast<int64_t>(end - begin));
@@ -56,7 +56,7 @@ void plan_arg_extreme(NodeContext& c) {
   const Value y = c.output(0, identity_layout(c.output_info(0).shape.size()));
   const bool max = c.node().op == "argmax";
   const bool last = attr_int(c.node(), "select_last_index") != 0;
-  c.add_kernel({x, y}, [view, max, last](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [view, max, last](Pointers p, ThreadPool* pool) {
     const auto* in = static_cast<const float*>(p[0]);
     auto* out = static_cast<int64_t*>(p[1]);
     split_rows(pool, view, [&](int64_t first, int64_t rows) {
@@ -72,7 +72,7 @@ void plan_hardmax(NodeContext& c) {
   const Value& x = input.x;
   const AxisView view = input.view;
   const Value y = c.output(0, x.layout);
-  c.add_kernel({x, y}, [view](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [view](Pointers p, ThreadPool* pool) {
     const auto* in = static_cast<const float*>(p[0]);
     auto* out = static_cast<float*>(p[1]);
     split_rows(pool, view, [&](int64_t first, int64_t rows) {
@@ -94,7 +94,7 @@ void plan_cumsum(NodeContext& c) {
   const bool reverse = attr_int(c.node(), "reverse") != 0;
   auto planned = [&](auto type_tag) {
     using T = decltype(type_tag);
-    c.add_kernel({x, y}, [view, exclusive, reverse](Pointers p, pthreadpool_t pool) {
+    c.add_kernel({x, y}, [view, exclusive, reverse](Pointers p, ThreadPool* pool) {
       const auto* in = static_cast<const T*>(p[0]);
       auto* out = static_cast<T*>(p[1]);
       split_rows(pool, view, [&](int64_t first, int64_t rows) {
@@ -119,7 +119,7 @@ void plan_top_k(NodeContext& c) {
   const Value indices = c.output(1, x.layout);
   const int64_t k = attr_int(c.node(), "k");
   const bool largest = attr_int(c.node(), "largest") != 0;
-  c.add_kernel({x, values, indices}, [view, k, largest](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, values, indices}, [view, k, largest](Pointers p, ThreadPool* pool) {
     const auto* in = static_cast<const float*>(p[0]);
     auto* out = static_cast<float*>(p[1]);
     auto* index = static_cast<int64_t*>(p[2]);
@@ -139,7 +139,7 @@ void plan_lrn(NodeContext& c) {
   const Node& node = c.node();
   const LrnParams params{attr_int(node, "size"), attr_float(node, "alpha"), attr_float(node, "beta"),
                          attr_float(node, "bias")};
-  c.add_kernel({x, y}, [view, params](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [view, params](Pointers p, ThreadPool* pool) {
     const auto* in = static_cast<const float*>(p[0]);
     auto* out = static_cast<float*>(p[1]);
     split_rows(pool, view, [&](int64_t first, int64_t rows) {

@@ -107,7 +107,7 @@ template <typename T>
 void add_loop(NodeContext& c, const std::vector<Value>& values, const BroadcastLoop& loop) {
   const std::string& op = c.node().op;
   auto step = [&](auto fn) {
-    c.add_kernel(values, [loop, fn](Pointers p, pthreadpool_t pool) {
+    c.add_kernel(values, [loop, fn](Pointers p, ThreadPool* pool) {
       loop.run(static_cast<const T*>(p[0]), static_cast<const T*>(p[1]), static_cast<T*>(p[2]), fn, pool);
     });
   };
@@ -168,7 +168,7 @@ void add_loop(NodeContext& c, const std::vector<Value>& values, const BroadcastL
 void add_half_loop(NodeContext& c, const std::vector<Value>& values, const BroadcastLoop& loop) {
   const std::string& op = c.node().op;
   auto step = [&](auto fn) {
-    c.add_kernel(values, [loop, fn](Pointers p, pthreadpool_t pool) {
+    c.add_kernel(values, [loop, fn](Pointers p, ThreadPool* pool) {
       loop.run(
           static_cast<const uint16_t*>(p[0]), static_cast<const uint16_t*>(p[1]), static_cast<uint16_t*>(p[2]),
           [fn](uint16_t a, uint16_t b) { return float_to_half(fn(half_to_float(a), half_to_float(b))); }, pool);

@@ -40,7 +40,7 @@ To convert(From v) {
 }
 
 template <typename From, typename To>
-void convert_all(const void* in, void* out, size_t n, pthreadpool_t pool) {
+void convert_all(const void* in, void* out, size_t n, ThreadPool* pool) {
   const auto* source = static_cast<const From*>(in);
   auto* destination = static_cast<To*>(out);
   parallel_chunks(pool, n, 16384, [&](size_t begin, size_t end) {
@@ -48,7 +48,7 @@ void convert_all(const void* in, void* out, size_t n, pthreadpool_t pool) {
   });
 }
 
-using ConvertFn = void (*)(const void*, void*, size_t, pthreadpool_t);
+using ConvertFn = void (*)(const void*, void*, size_t, ThreadPool*);
 
 template <typename From>
 ConvertFn pick_to(DType to) {
@@ -87,11 +87,11 @@ void plan_cast(NodeContext& c) {
   const size_t n = count_of(x);
   if (x.dtype == y.dtype) {
     const size_t bytes = x.bytes();
-    c.add_kernel({x, y}, [bytes](Pointers p, pthreadpool_t) { std::memcpy(p[1], p[0], bytes); });
+    c.add_kernel({x, y}, [bytes](Pointers p, ThreadPool*) { std::memcpy(p[1], p[0], bytes); });
     return;
   }
   const ConvertFn fn = pick(x.dtype, y.dtype);
-  c.add_kernel({x, y}, [fn, n](Pointers p, pthreadpool_t pool) { fn(p[0], p[1], n, pool); });
+  c.add_kernel({x, y}, [fn, n](Pointers p, ThreadPool* pool) { fn(p[0], p[1], n, pool); });
 }
 
 }  // namespace mt::cpu

@@ -56,7 +56,7 @@ void plan_concat_blocks(NodeContext& c, const ConcatCopy& copy) {
   values.push_back(c.output(0, layout));
   size_t out_block = 0;
   for (size_t b : blocks) out_block += b;
-  c.add_kernel(values, [blocks, outer, out_block, copy](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [blocks, outer, out_block, copy](Pointers p, ThreadPool* pool) {
     auto* out = static_cast<std::byte*>(p[blocks.size()]);
     parallel_chunks(pool, outer, std::max<size_t>(1, 65536 / std::max<size_t>(1, out_block)),
                     [&](size_t begin, size_t end) {
@@ -98,7 +98,7 @@ void plan_split(NodeContext& c) {
   std::vector<Value> values{x};
   for (size_t i = 0; i < blocks.size(); ++i) values.push_back(c.output(i, x.layout));
   const size_t outer = in.outer, in_block = in.block;
-  c.add_kernel(values, [blocks, outer, in_block](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [blocks, outer, in_block](Pointers p, ThreadPool* pool) {
     const auto* source = static_cast<const std::byte*>(p[0]);
     parallel_chunks(pool, outer, std::max<size_t>(1, 65536 / std::max<size_t>(1, in_block)),
                     [&](size_t begin, size_t end) {

@@ -132,7 +132,7 @@ void plan_gated_pointwise(NodeContext& c, const Conv2d& a, const ChannelGate& ga
   const Epilogue e = epilogue_of(a.low, a.high, fusion);
   std::vector<Value> values{x, out.y, scale, scaled};
   if (out.residual) values.push_back(*out.residual);
-  c.add_kernel(values, [w, pixels, e](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [w, pixels, e](Pointers p, ThreadPool* pool) {
     const PackedWeights gated = scale_gemm_rows(w, static_cast<const float*>(p[2]), p[3]);
     Epilogue run = e;
     if (p.size() > 4) run.residual = static_cast<const float*>(p[4]);
@@ -152,7 +152,7 @@ void plan_pointwise(NodeContext& c, const Conv2d& a) {
   const FusedValues out = fused_values(c, fusion);
   const size_t pixels = count_of(x) / in_channels;
   const Epilogue e = epilogue_of(a.low, a.high, fusion);
-  c.add_kernel(step_values(x, out), [w, pixels, in_channels, out_channels, e](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(step_values(x, out), [w, pixels, in_channels, out_channels, e](Pointers p, ThreadPool* pool) {
     packed_gemm(w, pixels, static_cast<const float*>(p[0]), in_channels, static_cast<float*>(p[1]), out_channels,
                 with_residual(e, p), pool);
   });
@@ -188,7 +188,7 @@ void plan_indirect(NodeContext& c, const Conv2d& a) {
   const ConvFusion fusion = conv_fusion(c);
   const FusedValues out = fused_values(c, fusion);
   const Epilogue e = epilogue_of(a.low, a.high, fusion);
-  c.add_kernel(step_values(x, out), [w, shape, zeros, e](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(step_values(x, out), [w, shape, zeros, e](Pointers p, ThreadPool* pool) {
     packed_conv(w, shape, static_cast<const float*>(p[0]), zeros, static_cast<float*>(p[1]), with_residual(e, p), pool);
   });
 }
@@ -202,7 +202,7 @@ void plan_depthwise(NodeContext& c, const Conv2d& a) {
   const ConvFusion fusion = conv_fusion(c);
   const FusedValues out = fused_values(c, fusion);
   const Epilogue e = epilogue_of(a.low, a.high, fusion);
-  c.add_kernel(step_values(x, out), [w, shape, e](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(step_values(x, out), [w, shape, e](Pointers p, ThreadPool* pool) {
     depthwise_conv(w, shape, static_cast<const float*>(p[0]), static_cast<float*>(p[1]), with_residual(e, p), pool);
   });
 }
@@ -228,7 +228,7 @@ void plan_stem(NodeContext& c, const Conv2d& a) {
   const ConvFusion fusion = conv_fusion(c);
   const FusedValues out = fused_values(c, fusion);
   const Epilogue e = epilogue_of(a.low, a.high, fusion);
-  c.add_kernel(step_values(x, out), [w, shape, strides, e](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(step_values(x, out), [w, shape, strides, e](Pointers p, ThreadPool* pool) {
     stem_conv(w, shape, static_cast<const float*>(p[0]), strides, static_cast<float*>(p[1]), with_residual(e, p), pool);
   });
 }

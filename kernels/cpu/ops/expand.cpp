@@ -10,7 +10,7 @@ namespace mt::cpu {
 namespace {
 
 template <typename T>
-void expand(const BroadcastLoop& loop, const void* in, void* out, pthreadpool_t pool) {
+void expand(const BroadcastLoop& loop, const void* in, void* out, ThreadPool* pool) {
   const auto* x = static_cast<const T*>(in);
   loop.run(x, x, static_cast<T*>(out), [](T a, T) { return a; }, pool);
 }
@@ -28,7 +28,7 @@ void plan_expand(NodeContext& c) {
   const Shape in_physical = physical_shape(padded, layout);
   const BroadcastLoop loop(physical_shape(out_shape, layout), in_physical, in_physical);
   const Value y = c.output(0, layout);
-  using Fn = void (*)(const BroadcastLoop&, const void*, void*, pthreadpool_t);
+  using Fn = void (*)(const BroadcastLoop&, const void*, void*, ThreadPool*);
   Fn fn = nullptr;
   switch (dtype_size(x.dtype)) {
     case 1: fn = expand<uint8_t>; break;
@@ -36,7 +36,7 @@ void plan_expand(NodeContext& c) {
     case 4: fn = expand<uint32_t>; break;
     default: fn = expand<uint64_t>; break;
   }
-  c.add_kernel({x, y}, [loop, fn](Pointers p, pthreadpool_t pool) { fn(loop, p[0], p[1], pool); });
+  c.add_kernel({x, y}, [loop, fn](Pointers p, ThreadPool* pool) { fn(loop, p[0], p[1], pool); });
 }
 
 }  // namespace mt::cpu

@@ -13,7 +13,7 @@ namespace {
 
 template <typename Index>
 void gather(const std::byte* data, const Index* indices, std::byte* out, size_t outer, size_t count, int64_t axis_size,
-            size_t inner_bytes, const std::string& node, pthreadpool_t pool) {
+            size_t inner_bytes, const std::string& node, ThreadPool* pool) {
   for (size_t j = 0; j < count; ++j) {
     const int64_t index = static_cast<int64_t>(indices[j]);
     if (index < -axis_size || index >= axis_size)
@@ -78,7 +78,7 @@ void plan_gather(NodeContext& c) {
   const Value y = c.output(0, out_layout);
   const bool wide = indices_info.dtype == DType::i64;
   const std::string name = c.node().name;
-  c.add_kernel({data, indices, y}, [=](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({data, indices, y}, [=](Pointers p, ThreadPool* pool) {
     const auto* source = static_cast<const std::byte*>(p[0]);
     auto* out = static_cast<std::byte*>(p[2]);
     if (wide) gather(source, static_cast<const int64_t*>(p[1]), out, outer, count, axis_size, inner, name, pool);

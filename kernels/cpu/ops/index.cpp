@@ -38,13 +38,13 @@ void plan_trilu(NodeContext& c) {
   const TriluParams params = trilu_params(x.shape, x.dtype, attr_int(c.node(), "upper") != 0);
   const Value y = row_major_output(c);
   if (!c.has_input(1)) {
-    c.add_kernel({x, y}, [params](Pointers p, pthreadpool_t) { trilu(params, 0, p[0], p[1]); });
+    c.add_kernel({x, y}, [params](Pointers p, ThreadPool*) { trilu(params, 0, p[0], p[1]); });
     return;
   }
   // k is read on every run: ONNX passes it as a tensor, which may be computed.
   const Value k = c.input(1);
   c.add_kernel({x, k, y},
-               [params](Pointers p, pthreadpool_t) { trilu(params, *static_cast<const int64_t*>(p[1]), p[0], p[2]); });
+               [params](Pointers p, ThreadPool*) { trilu(params, *static_cast<const int64_t*>(p[1]), p[0], p[2]); });
 }
 
 std::optional<std::string> check_tile(const Graph&, const Node&) { return std::nullopt; }
@@ -53,7 +53,7 @@ void plan_tile(NodeContext& c) {
   const Value x = row_major_input(c, 0);
   const Value y = row_major_output(c);
   const TileParams params{x.shape, y.shape, dtype_size(x.dtype)};
-  c.add_kernel({x, y}, [params](Pointers p, pthreadpool_t) { tile(params, p[0], p[1]); });
+  c.add_kernel({x, y}, [params](Pointers p, ThreadPool*) { tile(params, p[0], p[1]); });
 }
 
 std::optional<std::string> check_gather_elements(const Graph&, const Node&) { return std::nullopt; }
@@ -65,7 +65,7 @@ void plan_gather_elements(NodeContext& c) {
   const GatherElementsParams params{data.shape, indices.shape, node_axis(c), dtype_size(data.dtype)};
   const bool wide = indices.dtype == DType::i64;
   const std::string name = c.node().name;
-  c.add_kernel({data, indices, y}, [params, wide, name](Pointers p, pthreadpool_t) {
+  c.add_kernel({data, indices, y}, [params, wide, name](Pointers p, ThreadPool*) {
     gather_elements(params, name, p[0], {p[1], wide}, p[2]);
   });
 }
@@ -82,7 +82,7 @@ void plan_scatter_elements(NodeContext& c) {
   const ScatterElementsParams params{data.shape, indices.shape, node_axis(c), data.dtype, node_reduction(c.node())};
   const bool wide = indices.dtype == DType::i64;
   const std::string name = c.node().name;
-  c.add_kernel({data, indices, updates, y}, [params, wide, name](Pointers p, pthreadpool_t) {
+  c.add_kernel({data, indices, updates, y}, [params, wide, name](Pointers p, ThreadPool*) {
     scatter_elements(params, name, p[0], {p[1], wide}, p[2], p[3]);
   });
 }
@@ -97,7 +97,7 @@ void plan_gather_nd(NodeContext& c) {
       gather_nd_params(data.shape, indices.shape, static_cast<size_t>(attr_int(c.node(), "batch_dims")), data.dtype);
   const bool wide = indices.dtype == DType::i64;
   const std::string name = c.node().name;
-  c.add_kernel({data, indices, y}, [params, wide, name](Pointers p, pthreadpool_t) {
+  c.add_kernel({data, indices, y}, [params, wide, name](Pointers p, ThreadPool*) {
     gather_nd(params, name, p[0], {p[1], wide}, p[2]);
   });
 }
@@ -112,7 +112,7 @@ void plan_scatter_nd(NodeContext& c) {
   const NdParams params = scatter_nd_params(data.shape, indices.shape, data.dtype, node_reduction(c.node()));
   const bool wide = indices.dtype == DType::i64;
   const std::string name = c.node().name;
-  c.add_kernel({data, indices, updates, y}, [params, wide, name](Pointers p, pthreadpool_t) {
+  c.add_kernel({data, indices, updates, y}, [params, wide, name](Pointers p, ThreadPool*) {
     scatter_nd(params, name, p[0], {p[1], wide}, p[2], p[3]);
   });
 }
@@ -126,7 +126,7 @@ void plan_one_hot(NodeContext& c) {
   const size_t axis = static_cast<size_t>(axis_of(c.node(), attr_int(c.node(), "axis"), indices.shape.size() + 1));
   const OneHotParams params =
       one_hot_params(indices.shape, indices.dtype, attr_int(c.node(), "depth"), axis, values.dtype);
-  c.add_kernel({indices, values, y}, [params](Pointers p, pthreadpool_t) { one_hot(params, p[0], p[1], p[2]); });
+  c.add_kernel({indices, values, y}, [params](Pointers p, ThreadPool*) { one_hot(params, p[0], p[1], p[2]); });
 }
 
 std::optional<std::string> check_non_max_suppression(const Graph&, const Node&) { return std::nullopt; }
@@ -149,7 +149,7 @@ void plan_non_max_suppression(NodeContext& c) {
   values.push_back(row_major_output(c));
   values.push_back(c.output(1, identity_layout(0)));
   values.push_back(c.scratch(std::max<size_t>(8, nms_scratch_bytes(params))));
-  c.add_kernel(values, [params, has_iou, has_score, out](Pointers p, pthreadpool_t) {
+  c.add_kernel(values, [params, has_iou, has_score, out](Pointers p, ThreadPool*) {
     const float iou = has_iou ? *static_cast<const float*>(p[2]) : 0.0f;
     const std::optional<float> score =
         has_score ? std::optional<float>(*static_cast<const float*>(p[has_iou ? 3 : 2])) : std::nullopt;

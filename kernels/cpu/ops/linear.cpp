@@ -46,7 +46,7 @@ struct BatchedGemm {
   size_t m = 0, n = 0, k = 0;
   std::vector<size_t> a_offsets, b_offsets;  // per output batch, in elements
 
-  void run(const float* a, const float* b, float* c, const float* bias, pthreadpool_t pool) const {
+  void run(const float* a, const float* b, float* c, const float* bias, ThreadPool* pool) const {
     constexpr size_t kRowBlock = 16;
     const size_t blocks = (m + kRowBlock - 1) / kRowBlock;
     parallel_chunks(pool, a_offsets.size() * blocks, 1, [&](size_t begin, size_t end) {
@@ -101,7 +101,7 @@ void plan_linear(NodeContext& c) {
     const Value x = c.input(0, layout);
     const Value y = c.output(0, layout);
     const size_t rows = k == 0 ? 0 : count_of(x) / k;
-    c.add_kernel({x, y}, [w, rows, k, n, low, high](Pointers p, pthreadpool_t pool) {
+    c.add_kernel({x, y}, [w, rows, k, n, low, high](Pointers p, ThreadPool* pool) {
       packed_gemm(w, rows, static_cast<const float*>(p[0]), k, static_cast<float*>(p[1]), n, low, high, pool);
     });
     return;
@@ -119,7 +119,7 @@ void plan_linear(NodeContext& c) {
   const Permute transpose(Shape{static_cast<int64_t>(n), static_cast<int64_t>(k)}, {1, 0}, sizeof(float));
   const size_t rows = k == 0 ? 0 : count_of(values[0]) / k;
   BatchedGemm gemm{.m = rows, .n = n, .k = k, .a_offsets = {0}, .b_offsets = {0}};
-  c.add_kernel(values, [transpose, gemm, has_bias, low, high](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [transpose, gemm, has_bias, low, high](Pointers p, ThreadPool* pool) {
     const size_t last = p.size() - 1;
     auto* weights = static_cast<float*>(p[last]);
     transpose.run(p[1], weights, pool);
@@ -178,7 +178,7 @@ void plan_matmul(NodeContext& c) {
   const Value va = c.input(0, identity_layout(a_shape.size()));
   const Value vb = c.input(1, identity_layout(b_shape.size()));
   const Value y = c.output(0, identity_layout(c.output_info(0).shape.size()));
-  c.add_kernel({va, vb, y}, [gemm](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({va, vb, y}, [gemm](Pointers p, ThreadPool* pool) {
     gemm.run(static_cast<const float*>(p[0]), static_cast<const float*>(p[1]), static_cast<float*>(p[2]), nullptr, pool);
   });
 }

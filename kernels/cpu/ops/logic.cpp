@@ -41,7 +41,7 @@ void plan_compare_as(NodeContext& c, const BroadcastValues& planned) {
   const BroadcastOperands& o = planned.operands;
   const BroadcastLoop loop(o.out_physical, o.physical[0], o.physical[1]);
   auto step = [&](auto fn) {
-    c.add_kernel(planned.values, [loop, fn](Pointers p, pthreadpool_t pool) {
+    c.add_kernel(planned.values, [loop, fn](Pointers p, ThreadPool* pool) {
       loop.run(static_cast<const T*>(p[0]), static_cast<const T*>(p[1]), static_cast<uint8_t*>(p[2]), fn, pool);
     });
   };
@@ -66,7 +66,7 @@ template <typename T>
 void plan_select_as(NodeContext& c, const BroadcastValues& planned) {
   const BroadcastOperands& o = planned.operands;
   const SelectLoop loop(o.out_physical, o.physical[0], o.physical[1], o.physical[2]);
-  c.add_kernel(planned.values, [loop](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(planned.values, [loop](Pointers p, ThreadPool* pool) {
     loop.run(static_cast<const uint8_t*>(p[0]), static_cast<const T*>(p[1]), static_cast<const T*>(p[2]),
              static_cast<T*>(p[3]), pool);
   });
@@ -106,7 +106,7 @@ void plan_logical(NodeContext& c) {
   const BroadcastOperands& o = planned.operands;
   const BroadcastLoop loop(o.out_physical, o.physical[0], o.physical[1]);
   auto step = [&](auto fn) {
-    c.add_kernel(planned.values, [loop, fn](Pointers p, pthreadpool_t pool) {
+    c.add_kernel(planned.values, [loop, fn](Pointers p, ThreadPool* pool) {
       loop.run(static_cast<const uint8_t*>(p[0]), static_cast<const uint8_t*>(p[1]), static_cast<uint8_t*>(p[2]), fn,
                pool);
     });

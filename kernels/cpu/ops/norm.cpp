@@ -31,7 +31,7 @@ void plan_batch_norm(NodeContext& c) {
   values.push_back(c.output(0, x.layout));
   // Per-channel factors: recomputed each run (C values) so that non-constant statistics work too.
   std::vector<float> factors(2 * channels);
-  c.add_kernel(values, [=](Pointers p, pthreadpool_t pool) mutable {
+  c.add_kernel(values, [=](Pointers p, ThreadPool* pool) mutable {
     const auto* in = static_cast<const float*>(p[0]);
     const auto* scale = static_cast<const float*>(p[1]);
     const auto* bias = static_cast<const float*>(p[2]);
@@ -127,7 +127,7 @@ void plan_layer_norm(NodeContext& c) {
   }
   values.push_back(c.output(0, layout));
   const bool has_scale = has[0], has_bias = has[1];
-  c.add_kernel(values, [rows, width, epsilon, has_scale, has_bias](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [rows, width, epsilon, has_scale, has_bias](Pointers p, ThreadPool* pool) {
     const auto* in = static_cast<const float*>(p[0]);
     size_t next = 1;
     const float* scale = has_scale ? static_cast<const float*>(p[next++]) : nullptr;

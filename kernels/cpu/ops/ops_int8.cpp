@@ -234,7 +234,7 @@ void plan_avg_pool2d_int8(NodeContext& c) {
   const int64_t height = xs[2], width = xs[3];
   const Value xv = c.input(0, nhwc_layout());
   const Value yv = c.output(0, nhwc_layout());
-  c.add_kernel({xv, yv}, [=](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({xv, yv}, [=](Pointers p, ThreadPool* pool) {
     const auto* in = static_cast<const int8_t*>(p[0]);
     auto* out = static_cast<int8_t*>(p[1]);
     parallel_chunks(pool, batch * out_h, 1, [&](size_t begin, size_t end) {

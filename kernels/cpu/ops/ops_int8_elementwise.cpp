@@ -135,7 +135,7 @@ void plan_table(NodeContext& c) {
   const Value out = c.output(0, in.layout);
   const size_t n = count_of(in);
   const bool vbmi = c.int8_vnni();  // int8_vnni.h's int8_lookup: 64 bytes per step
-  c.add_kernel({in, out}, [table, n, vbmi](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({in, out}, [table, n, vbmi](Pointers p, ThreadPool* pool) {
     const auto* src = static_cast<const int8_t*>(p[0]);
     auto* dst = static_cast<int8_t*>(p[1]);
     const int8_t* entries = table.data();

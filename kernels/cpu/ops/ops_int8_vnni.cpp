@@ -76,7 +76,7 @@ GemmInput gemm_input(NodeContext& c, const Layout& layout) {
 }
 
 // The GEMM input at run time from the step's pointers (x at p[first], its flipped copy after it).
-Int8GemmInput read_input(const GemmInput& in, Pointers p, size_t first, pthreadpool_t pool) {
+Int8GemmInput read_input(const GemmInput& in, Pointers p, size_t first, ThreadPool* pool) {
   if (!in.flipped) return {.data = p[first], .flipped = false};
   auto* u = static_cast<uint8_t*>(p[first + 1]);
   int8_flip(static_cast<const int8_t*>(p[first]), u, in.bytes, pool);
@@ -230,7 +230,7 @@ bool plan_conv2d_int8_vnni(NodeContext& c) {
     const Value y = conv_output(c, activation);
     const Value scratch = c.scratch(int8_depthwise_scratch_bytes(shape, threads));  // arena: 64-byte aligned
     const int8_t* lookup = activation ? activation->table : nullptr;
-    c.add_kernel({x, y, scratch}, [w, shape, padding, threads, lookup](Pointers p, pthreadpool_t pool) {
+    c.add_kernel({x, y, scratch}, [w, shape, padding, threads, lookup](Pointers p, ThreadPool* pool) {
       int8_depthwise(w, shape, static_cast<const int8_t*>(p[0]), padding, static_cast<int8_t*>(p[1]), p[2], threads,
                      pool, lookup);
     });
@@ -254,14 +254,14 @@ bool plan_conv2d_int8_vnni(NodeContext& c) {
                          std::all_of(pads.begin(), pads.end(), [](int64_t v) { return v == 0; });
   if (pointwise) {  // one GEMM over the pixels
     const size_t pixels = in.bytes / channels;
-    c.add_kernel(values, [w, in, pixels, channels, out_channels, add, residual_index](Pointers p, pthreadpool_t pool) {
+    c.add_kernel(values, [w, in, pixels, channels, out_channels, add, residual_index](Pointers p, ThreadPool* pool) {
       int8_gemm(w, pixels, read_input(in, p, 0, pool), channels, static_cast<int8_t*>(p[1]), out_channels, pool,
                 residual_of(add, p, residual_index));
     });
     return true;
   }
   const int8_t* padding = padding_pixel(c, (channels + 3) / 4 * 4, in.flipped.has_value());
-  c.add_kernel(values, [w, shape, padding, in, add, residual_index](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [w, shape, padding, in, add, residual_index](Pointers p, ThreadPool* pool) {
     int8_conv(w, shape, read_input(in, p, 0, pool), padding, static_cast<int8_t*>(p[1]), pool,
               residual_of(add, p, residual_index));
   });
@@ -278,7 +278,7 @@ void plan_linear_int8_vnni(NodeContext& c) {
   std::vector<Value> values{in.x, c.output(0, identity_layout(rank))};
   if (in.flipped) values.push_back(*in.flipped);
   const size_t rows = k == 0 ? 0 : in.bytes / k;
-  c.add_kernel(values, [w, in, rows, k, n](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [w, in, rows, k, n](Pointers p, ThreadPool* pool) {
     int8_gemm(w, rows, read_input(in, p, 0, pool), k, static_cast<int8_t*>(p[1]), n, pool);
   });
 }
@@ -326,7 +326,7 @@ bool plan_mul_int8_vnni(NodeContext& c) {
     const Value bv = c.input(other, trailing_layout(planned.layout, c.input_info(other).shape.size()));
     const Value yv = c.output(0, planned.layout);
     const RowBroadcast r = *rows;
-    c.add_kernel({av, bv, yv}, [r, params](Pointers p, pthreadpool_t pool) {
+    c.add_kernel({av, bv, yv}, [r, params](Pointers p, ThreadPool* pool) {
       int8_mul(static_cast<const int8_t*>(p[0]), static_cast<const int8_t*>(p[1]), static_cast<int8_t*>(p[2]), r.outer,
                r.repeat, r.inner, params, pool);
     });
@@ -347,7 +347,7 @@ void plan_global_avg_pool_int8_vnni(NodeContext& c) {
   const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
   const Value scratch = c.scratch(int8_global_avg_pool_scratch_bytes(batch, channels, threads));
   const int32_t x_zero = x.zero_point;
-  c.add_kernel({xv, yv, scratch}, [=](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({xv, yv, scratch}, [=](Pointers p, ThreadPool* pool) {
     int8_global_avg_pool(static_cast<const int8_t*>(p[0]), static_cast<int8_t*>(p[1]), batch, pixels, channels, x_zero,
                          multiplier, out, p[2], threads, pool);
   });

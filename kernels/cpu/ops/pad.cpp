@@ -39,7 +39,7 @@ struct MappedCopy {
   std::vector<int64_t> in_strides;
   T value{};
 
-  void run(const T* in, T* out, pthreadpool_t pool) const {
+  void run(const T* in, T* out, ThreadPool* pool) const {
     const size_t rank = maps.size();
     const auto& inner = maps.back();
     const size_t width = inner.size();
@@ -78,7 +78,7 @@ void add_mapped(NodeContext& c, const Value& x, const Value& y, const std::vecto
   for (size_t k = physical.size(); k-- > 1;) copy.in_strides[k - 1] = copy.in_strides[k] * physical[k];
   for (size_t k = 0; k < physical.size(); ++k) copy.maps.push_back(index_map(physical[k], begin[k], end[k], mode));
   if (physical.empty()) copy.maps.push_back({0});  // a scalar: one element, copied
-  c.add_kernel({x, y}, [copy](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [copy](Pointers p, ThreadPool* pool) {
     copy.run(static_cast<const T*>(p[0]), static_cast<T*>(p[1]), pool);
   });
 }

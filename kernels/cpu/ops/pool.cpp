@@ -95,7 +95,7 @@ template <typename T>
 void plan_portable_pool(NodeContext& c, const Pool2d& g) {
   const Value x = c.input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
-  c.add_kernel({x, y}, [g](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [g](Pointers p, ThreadPool* pool) {
     parallel_chunks(pool, g.n * g.out_h, 1, [&](size_t begin, size_t end) {
       pool_rows(g, static_cast<const T*>(p[0]), static_cast<T*>(p[1]), begin, end);
     });
@@ -143,7 +143,7 @@ void plan_max_pool2d_indices(NodeContext& c) {
   const Value y = c.output(0, identity_layout(4));
   const Window2d window = pool_window(c.node());
   const bool column_major = attr_int(c.node(), "storage_order") != 0;
-  c.add_kernel({x, y}, [window, column_major, in = x.shape, out = y.shape](Pointers p, pthreadpool_t) {
+  c.add_kernel({x, y}, [window, column_major, in = x.shape, out = y.shape](Pointers p, ThreadPool*) {
     max_pool2d_indices(window, in, out, column_major, static_cast<const float*>(p[0]), static_cast<int64_t*>(p[1]));
   });
 }
@@ -201,7 +201,7 @@ void plan_global_pool(NodeContext& c) {
     const Value x = c.input(0, nhwc_layout());
     const Value y = c.output(0, nhwc_layout());
     const Value scratch = c.scratch(global_average_pool_scratch_bytes(batch, channels));
-    c.add_kernel({x, y, scratch}, [batch, pixels, channels](Pointers p, pthreadpool_t pool) {
+    c.add_kernel({x, y, scratch}, [batch, pixels, channels](Pointers p, ThreadPool* pool) {
       global_average_pool(static_cast<const float*>(p[0]), static_cast<float*>(p[1]), batch, pixels, channels, p[2],
                           pool);
     });

@@ -43,13 +43,13 @@ void plan_quantize(NodeContext& c) {
   if (to_nhwc) {
     const auto batch = static_cast<size_t>(x.shape[0]), channels = static_cast<size_t>(x.shape[1]);
     const auto pixels = static_cast<size_t>(x.shape[2] * x.shape[3]);
-    c.add_kernel({x, y}, [=](Pointers p, pthreadpool_t pool) {
+    c.add_kernel({x, y}, [=](Pointers p, ThreadPool* pool) {
       int8_quantize_to_nhwc(static_cast<const float*>(p[0]), static_cast<int8_t*>(p[1]), batch, channels, pixels,
                             params, avx512, pool);
     });
     return;
   }
-  c.add_kernel({x, y}, [=](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [=](Pointers p, ThreadPool* pool) {
     int8_quantize(static_cast<const float*>(p[0]), static_cast<int8_t*>(p[1]), n, params, avx512, pool);
   });
 }
@@ -61,7 +61,7 @@ void plan_dequantize(NodeContext& c) {
   const Value x = c.input(0);
   const Value y = c.output(0, x.layout);
   const size_t n = count_of(x);
-  c.add_kernel({x, y}, [=](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [=](Pointers p, ThreadPool* pool) {
     const auto* in = static_cast<const int8_t*>(p[0]);
     auto* out = static_cast<float*>(p[1]);
     parallel_chunks(pool, n, 16384, [&](size_t begin, size_t end) {

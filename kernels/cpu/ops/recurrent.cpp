@@ -70,7 +70,7 @@ void pack_direction(const RecurrentParams& p, int64_t d, const float* w, const f
 // C[m, n] = A[m, k] B[k, n] + bias, split by blocks of columns across the pool when the product is
 // large enough to pay for the dispatch; the split does not change any sum, so results do not depend
 // on the thread count.
-void gemm_by_columns(pthreadpool_t pool, size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+void gemm_by_columns(ThreadPool* pool, size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                      size_t ldb, float* c, size_t ldc, const float* bias) {
   constexpr size_t kBlock = 32;
   constexpr size_t kMinWork = size_t{1} << 15;  // multiply-adds worth a pthreadpool dispatch
@@ -85,7 +85,7 @@ void gemm_by_columns(pthreadpool_t pool, size_t m, size_t n, size_t k, const flo
 }
 
 // C[m, n] = A[m, k] B[k, n] + bias for many rows, split by blocks of rows across the pool.
-void gemm_by_rows(pthreadpool_t pool, size_t m, size_t n, size_t k, const float* a, const float* b, float* c,
+void gemm_by_rows(ThreadPool* pool, size_t m, size_t n, size_t k, const float* a, const float* b, float* c,
                   const float* bias) {
   constexpr size_t kRowBlock = 16;
   parallel_chunks(pool, (m + kRowBlock - 1) / kRowBlock, 1, [&](size_t begin, size_t end) {
@@ -110,11 +110,11 @@ struct RecurrentRun {
     return (prepacked == nullptr ? packed_floats() : 0) + tb * gh() + static_cast<size_t>(p.batch) * gh() + 3 * bh;
   }
 
-  void run(Pointers ptr, pthreadpool_t pool) const;
-  void run_direction(Pointers ptr, int64_t d, const float* packed, float* work, pthreadpool_t pool) const;
+  void run(Pointers ptr, ThreadPool* pool) const;
+  void run_direction(Pointers ptr, int64_t d, const float* packed, float* work, ThreadPool* pool) const;
 };
 
-void RecurrentRun::run(Pointers ptr, pthreadpool_t pool) const {
+void RecurrentRun::run(Pointers ptr, ThreadPool* pool) const {
   if (lens >= 0) {
     const auto* given = static_cast<const int32_t*>(ptr[lens]);
     for (int64_t bi = 0; bi < p.batch; ++bi)
@@ -140,7 +140,7 @@ void RecurrentRun::run(Pointers ptr, pthreadpool_t pool) const {
     run_direction(ptr, d, packed + static_cast<size_t>(d) * PackedLayout(p).floats, work, pool);
 }
 
-void RecurrentRun::run_direction(Pointers ptr, int64_t d, const float* packed, float* work, pthreadpool_t pool) const {
+void RecurrentRun::run_direction(Pointers ptr, int64_t d, const float* packed, float* work, ThreadPool* pool) const {
   const PackedLayout layout(p);
   const auto batch = static_cast<size_t>(p.batch), hs = static_cast<size_t>(p.hidden);
   const auto steps = static_cast<size_t>(p.seq_len), in = static_cast<size_t>(p.input_size);
@@ -280,7 +280,7 @@ void plan_recurrent(NodeContext& c) {
   if (lstm) run.y_c = add_output(2);
   values.push_back(c.scratch(run.scratch_floats() * sizeof(float)));
   run.scratch = static_cast<int>(values.size() - 1);
-  c.add_kernel(values, [run](Pointers ptr, pthreadpool_t pool) { run.run(ptr, pool); });
+  c.add_kernel(values, [run](Pointers ptr, ThreadPool* pool) { run.run(ptr, pool); });
 }
 
 }  // namespace mt::cpu

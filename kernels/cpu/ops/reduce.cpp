@@ -49,7 +49,7 @@ void plan_reduction(NodeContext& c, const std::vector<int>& axes, bool keepdims,
   const ReduceLoop loop(x.physical(), reduced, kind);
   std::vector<Value> values{x, y};
   if (loop.scratch_floats() > 0) values.push_back(c.scratch(loop.scratch_floats() * sizeof(float)));
-  c.add_kernel(values, [loop](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [loop](Pointers p, ThreadPool* pool) {
     loop.run(static_cast<const float*>(p[0]), static_cast<float*>(p[1]),
              loop.scratch_floats() > 0 ? static_cast<float*>(p[2]) : nullptr, pool);
   });

@@ -60,7 +60,7 @@ struct Pass {
   size_t outer, in, out, inner;
   Taps taps;
 
-  void run(const float* x, float* y, pthreadpool_t pool) const {
+  void run(const float* x, float* y, ThreadPool* pool) const {
     parallel_chunks(pool, outer * out, std::max<size_t>(1, 4096 / std::max<size_t>(1, inner)), [&](size_t begin, size_t end) {
       for (size_t unit = begin; unit < end; ++unit) {
         const size_t o = unit / out, j = unit % out;
@@ -161,7 +161,7 @@ void plan_resize(NodeContext& c) {
   const Value y = c.output(0, layout);
   if (passes.empty() || numel(out_shape) == 0) {
     const size_t bytes = y.bytes();
-    c.add_kernel({x0, y}, [bytes](Pointers p, pthreadpool_t) { std::memcpy(p[1], p[0], bytes); });
+    c.add_kernel({x0, y}, [bytes](Pointers p, ThreadPool*) { std::memcpy(p[1], p[0], bytes); });
     return;
   }
   // Intermediate results ping-pong between two scratch buffers sized for the largest.
@@ -171,7 +171,7 @@ void plan_resize(NodeContext& c) {
   std::vector<Value> values{x0, y};
   if (passes.size() > 1) values.push_back(c.scratch(largest));
   if (passes.size() > 2) values.push_back(c.scratch(largest));
-  c.add_kernel(values, [passes](Pointers p, pthreadpool_t pool) {
+  c.add_kernel(values, [passes](Pointers p, ThreadPool* pool) {
     const float* source = static_cast<const float*>(p[0]);
     for (size_t i = 0; i < passes.size(); ++i) {
       float* destination = i + 1 == passes.size() ? static_cast<float*>(p[1]) : static_cast<float*>(p[2 + i % 2]);

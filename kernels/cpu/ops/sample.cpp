@@ -33,7 +33,7 @@ void plan_grid_sample(NodeContext& c) {
   const Value grid = row_major_input(c, 1);
   const Value y = row_major_output(c);
   const GridSampleParams params = grid_sample_params(c.node(), x.shape, grid.shape);
-  c.add_kernel({x, grid, y}, [params](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, grid, y}, [params](Pointers p, ThreadPool* pool) {
     parallel_chunks(pool, static_cast<size_t>(params.batch * params.out_height), 1, [&](size_t begin, size_t end) {
       grid_sample_rows(params, static_cast<const float*>(p[0]), static_cast<const float*>(p[1]),
                        static_cast<float*>(p[2]), static_cast<int64_t>(begin), static_cast<int64_t>(end));
@@ -53,7 +53,7 @@ void plan_roi_align(NodeContext& c) {
   const RoiAlignParams params = roi_align_params(c.node(), x.shape, rois.shape[0]);
   const bool wide = batch.dtype == DType::i64;
   const std::string name = c.node().name;
-  c.add_kernel({x, rois, batch, y}, [params, wide, name](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, rois, batch, y}, [params, wide, name](Pointers p, ThreadPool* pool) {
     const IndexData indices{p[2], wide};
     roi_align_check(params, name, static_cast<const float*>(p[1]), indices);
     parallel_chunks(pool, static_cast<size_t>(params.rois), 1, [&](size_t begin, size_t end) {
@@ -75,7 +75,7 @@ void plan_max_unpool(NodeContext& c) {
   if (params.index_shape.empty()) params.index_shape = params.out_shape;
   const bool wide = indices.dtype == DType::i64;
   const std::string name = c.node().name;
-  c.add_kernel({x, indices, y}, [params, wide, name](Pointers p, pthreadpool_t) {
+  c.add_kernel({x, indices, y}, [params, wide, name](Pointers p, ThreadPool*) {
     max_unpool(params, name, static_cast<const float*>(p[0]), {p[1], wide}, static_cast<float*>(p[2]));
   });
 }

@@ -27,7 +27,7 @@ void plan_dft(NodeContext& c) {
   const int64_t length = attr_int(c.node(), "length") != 0 ? attr_int(c.node(), "length") : x.shape[axis];
   const DftParams params =
       dft_params(x.shape, axis, length, attr_int(c.node(), "onesided") != 0, attr_int(c.node(), "inverse") != 0);
-  c.add_kernel({x, y}, [params](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [params](Pointers p, ThreadPool* pool) {
     parallel_chunks(pool, static_cast<size_t>(params.outer * params.inner), 1, [&](size_t begin, size_t end) {
       dft(params, static_cast<const float*>(p[0]), static_cast<float*>(p[1]), static_cast<int64_t>(begin),
           static_cast<int64_t>(end));
@@ -49,7 +49,7 @@ void plan_reverse_sequence(NodeContext& c) {
   params.element = dtype_size(x.dtype);
   const bool wide = lengths.dtype == DType::i64;
   const std::string name = c.node().name;
-  c.add_kernel({x, lengths, y}, [params, wide, name](Pointers p, pthreadpool_t) {
+  c.add_kernel({x, lengths, y}, [params, wide, name](Pointers p, ThreadPool*) {
     reverse_sequence(params, name, p[0], {p[1], wide}, p[2]);
   });
 }
@@ -60,7 +60,7 @@ void plan_det(NodeContext& c) {
   const Value x = row_major_input(c, 0);
   const Value y = row_major_output(c);
   const int64_t count = numel(y.shape), n = x.shape.back();
-  c.add_kernel({x, y}, [count, n](Pointers p, pthreadpool_t) {
+  c.add_kernel({x, y}, [count, n](Pointers p, ThreadPool*) {
     determinants(count, n, static_cast<const float*>(p[0]), static_cast<float*>(p[1]));
   });
 }

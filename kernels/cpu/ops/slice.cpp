@@ -23,7 +23,7 @@ struct StridedCopy {
   size_t element = 4;
   size_t rows = 1;
 
-  void run(const std::byte* in, std::byte* out, pthreadpool_t pool) const {
+  void run(const std::byte* in, std::byte* out, ThreadPool* pool) const {
     const size_t row_bytes = static_cast<size_t>(inner.size) * element;
     const auto element_bytes = static_cast<int64_t>(element);
     const size_t min_rows = std::max<size_t>(1, 16384 / std::max<size_t>(1, row_bytes));
@@ -85,7 +85,7 @@ void plan_slice(NodeContext& c) {
   check_loop_depth(dims, fmt::format("node '{}': slice", c.node().name));
   for (const auto& d : dims) copy.rows *= static_cast<size_t>(d.size);
   copy.outer = std::move(dims);
-  c.add_kernel({x, y}, [copy](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [copy](Pointers p, ThreadPool* pool) {
     copy.run(static_cast<const std::byte*>(p[0]), static_cast<std::byte*>(p[1]), pool);
   });
 }

@@ -100,7 +100,7 @@ void plan_softmax(NodeContext& c) {
 
   const Value y = c.output(0, x0.layout);
   if (g.inner == 1) {
-    c.add_kernel({x0, y}, [g, log](Pointers p, pthreadpool_t pool) {
+    c.add_kernel({x0, y}, [g, log](Pointers p, ThreadPool* pool) {
       const auto* x = static_cast<const float*>(p[0]);
       auto* out = static_cast<float*>(p[1]);
       parallel_chunks(pool, g.outer, std::max<size_t>(1, 4096 / std::max<size_t>(1, g.length)),
@@ -111,7 +111,7 @@ void plan_softmax(NodeContext& c) {
     return;
   }
   const size_t tiles = (g.inner + kColumns - 1) / kColumns;
-  c.add_kernel({x0, y}, [g, log, tiles](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x0, y}, [g, log, tiles](Pointers p, ThreadPool* pool) {
     const auto* x = static_cast<const float*>(p[0]);
     auto* out = static_cast<float*>(p[1]);
     parallel_chunks(pool, g.outer * tiles, 1, [&](size_t begin, size_t end) {

@@ -61,7 +61,7 @@ void plan_silu(NodeContext& c) {
     const Value x = c.input(0);
     const Value y = c.output(0, x.layout);
     const size_t n = count_of(x);
-    c.add_kernel({x, y}, [n](Pointers p, pthreadpool_t pool) {
+    c.add_kernel({x, y}, [n](Pointers p, ThreadPool* pool) {
       parallel_chunks(pool, n, 16384, [&](size_t begin, size_t end) {
         silu_avx512(static_cast<const float*>(p[0]), static_cast<float*>(p[1]), begin, end);
       });

@@ -32,7 +32,7 @@ void plan_unary_map(NodeContext& c, Fn fn) {
   const Value y = c.output(0, x.layout);
   const size_t n = count_of(x);
   const bool avx2 = c.avx2_fma();  // this CPU has AVX2 + FMA and MT_CPU_TARGET does not exclude them
-  c.add_kernel({x, y}, [n, fn, avx2](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, y}, [n, fn, avx2](Pointers p, ThreadPool* pool) {
     const auto* in = static_cast<const In*>(p[0]);
     auto* out = static_cast<Out*>(p[1]);
     parallel_chunks(pool, n, 16384, [&](size_t begin, size_t end) {

@@ -167,7 +167,7 @@ void plan_prelu(NodeContext& c) {
   const Value slope = c.input(1, trailing_layout(layout, slope_shape.size()));
   const Value y = c.output(0, layout);
   const BroadcastLoop loop(x_physical, x_physical, slope_physical);
-  c.add_kernel({x, slope, y}, [loop](Pointers p, pthreadpool_t pool) {
+  c.add_kernel({x, slope, y}, [loop](Pointers p, ThreadPool* pool) {
     loop.run(static_cast<const float*>(p[0]), static_cast<const float*>(p[1]), static_cast<float*>(p[2]),
              [](float v, float s) { return v < 0.0f ? v * s : v; }, pool);
   });

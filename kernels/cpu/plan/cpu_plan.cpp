@@ -13,8 +13,7 @@ CpuPlan::CpuPlan(const Graph& graph, const PlanOptions& options) : profile_(opti
   if (options.threads < 1) fail(ExitCode::usage, "--threads must be at least 1, got {}", options.threads);
   // One thread runs on the caller's thread: XNNPACK and the portable kernels take a null pool.
   if (options.threads > 1) {
-    pool_.reset(pthreadpool_create(static_cast<size_t>(options.threads)));
-    if (!pool_) fail(ExitCode::failure, "cannot create a pool of {} threads", options.threads);
+    pool_ = std::make_unique<ThreadPool>(static_cast<size_t>(options.threads));
   }
   input_names_ = graph.inputs;
   node_count_ = graph.nodes.size();
@@ -122,7 +121,7 @@ void CpuPlan::run() {
       if (stale_[s]) bind_step(s);
     any_stale_ = false;
   }
-  pthreadpool_t pool = pool_.get();
+  ThreadPool* pool = pool_.get();
   if (!profile_) {
     for (PlannedStep& step : steps_) step.step->run(pool);
     return;

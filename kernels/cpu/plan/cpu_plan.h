@@ -26,10 +26,7 @@ class CpuPlan final : public ExecutionPlan {
   void point(size_t buffer, void* data);
   void bind_step(size_t step);
 
-  struct PoolDeleter {
-    void operator()(pthreadpool_t pool) const { pthreadpool_destroy(pool); }
-  };
-  std::unique_ptr<pthreadpool, PoolDeleter> pool_;
+  std::unique_ptr<ThreadPool> pool_;  // none for 1 thread
   std::vector<std::string> input_names_;
   std::vector<ConstData> constants_;  // keeps the graph's weights (memory map) alive
   std::vector<Buffer> buffers_;

@@ -2,7 +2,7 @@
 // in a few chunks per thread, or one direct call when there is no pool or too little work.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -10,8 +10,8 @@
 namespace mt::cpu {
 
 template <typename Fn>
-void parallel_chunks(pthreadpool_t pool, size_t count, size_t min_chunk, const Fn& fn) {
-  const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+void parallel_chunks(ThreadPool* pool, size_t count, size_t min_chunk, const Fn& fn) {
+  const size_t threads = thread_count(pool);
   if (threads <= 1 || count <= min_chunk) {
     if (count > 0) fn(size_t{0}, count);
     return;
@@ -27,14 +27,14 @@ void parallel_chunks(pthreadpool_t pool, size_t count, size_t min_chunk, const F
     const Fn* fn;
     size_t count, chunk;
   } context{&fn, count, chunk};
-  pthreadpool_parallelize_1d(
+  parallelize(
       pool,
       [](void* raw, size_t index) {
         const auto* c = static_cast<const Context*>(raw);
         const size_t begin = index * c->chunk;
         (*c->fn)(begin, std::min(c->count, begin + c->chunk));
       },
-      &context, (count + chunk - 1) / chunk, 0);
+      &context, (count + chunk - 1) / chunk);
 }
 
 }  // namespace mt::cpu

@@ -66,7 +66,7 @@ void OwnedBlock::Free::operator()(void* p) const {
   else std::free(p);
 }
 
-PlanBuilder::PlanBuilder(const Graph& graph_, const PlanOptions& options_, pthreadpool_t pool_)
+PlanBuilder::PlanBuilder(const Graph& graph_, const PlanOptions& options_, ThreadPool* pool_)
     : graph(graph_),
       options(options_),
       pool(pool_),
@@ -126,7 +126,7 @@ Value PlanBuilder::convert(const std::string& tensor, const Layout& layout, size
     result.buffer = new_buffer(BufferKind::constant, source.bytes(), data);
   } else {
     result.buffer = new_buffer(BufferKind::arena, source.bytes());
-    auto step = [permute](Pointers p, pthreadpool_t pool) { permute.run(p[0], p[1], pool); };
+    auto step = [permute](Pointers p, ThreadPool* pool) { permute.run(p[0], p[1], pool); };
     add_step(std::make_unique<KernelStep<decltype(step)>>(step, 2),
              {{source.buffer, source.offset}, {result.buffer, 0}}, node_index);
   }
@@ -149,7 +149,7 @@ Value PlanBuilder::padded(const std::string& tensor, const Value& value, size_t 
     // A caller's buffer may end at a page boundary: XNNPACK reads from a copy in the arena.
     result.buffer = new_buffer(BufferKind::arena, value.bytes());
     const size_t bytes = value.bytes();
-    auto step = [bytes](Pointers p, pthreadpool_t) { std::memcpy(p[1], p[0], bytes); };
+    auto step = [bytes](Pointers p, ThreadPool*) { std::memcpy(p[1], p[0], bytes); };
     add_step(std::make_unique<KernelStep<decltype(step)>>(step, 2),
              {{value.buffer, value.offset}, {result.buffer, 0}}, node_index);
   }
@@ -241,14 +241,14 @@ void PlanBuilder::plan_outputs() {
     buffers[result.buffer].claimed_by_output = true;
     if (same_memory_order(value.shape, value.layout, row_major)) {
       const size_t bytes = value.bytes();
-      auto step = [bytes](Pointers p, pthreadpool_t) { std::memcpy(p[1], p[0], bytes); };
+      auto step = [bytes](Pointers p, ThreadPool*) { std::memcpy(p[1], p[0], bytes); };
       add_step(std::make_unique<KernelStep<decltype(step)>>(step, 2),
                {{value.buffer, value.offset}, {result.buffer, 0}}, last_node);
     } else {
       std::vector<int> perm(row_major.size());
       for (size_t k = 0; k < perm.size(); ++k) perm[k] = physical_axis(value.layout, static_cast<int>(k));
       Permute permute(value.physical(), perm, dtype_size(value.dtype));
-      auto step = [permute](Pointers p, pthreadpool_t pool) { permute.run(p[0], p[1], pool); };
+      auto step = [permute](Pointers p, ThreadPool* pool) { permute.run(p[0], p[1], pool); };
       add_step(std::make_unique<KernelStep<decltype(step)>>(step, 2),
                {{value.buffer, value.offset}, {result.buffer, 0}}, last_node);
     }

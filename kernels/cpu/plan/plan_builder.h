@@ -3,7 +3,7 @@
 // one, and collects the steps. Op planners (kernel_table.h) talk to it through NodeContext.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cstddef>
 #include <map>
@@ -91,14 +91,14 @@ struct ChannelGate {
 
 class PlanBuilder {
  public:
-  PlanBuilder(const Graph& graph, const PlanOptions& options, pthreadpool_t pool);
+  PlanBuilder(const Graph& graph, const PlanOptions& options, ThreadPool* pool);
 
   // Plans every node, then the graph outputs (made row-major in caller-visible buffers).
   void plan_nodes();
 
   const Graph& graph;
   const PlanOptions& options;
-  pthreadpool_t pool;
+  ThreadPool* pool;
   const KernelPaths paths;  // plan_paths(options): the kernel paths of our own this plan takes
 
   std::vector<Buffer> buffers;
@@ -146,7 +146,7 @@ class NodeContext {
 
   const Graph& graph() const { return builder_.graph; }
   const Node& node() const { return node_; }
-  pthreadpool_t pool() const { return builder_.pool; }
+  ThreadPool* pool() const { return builder_.pool; }
   int threads() const { return builder_.options.threads; }
   // The kernel paths of our own this plan takes (kernel_paths.h).
   const KernelPaths& paths() const { return builder_.paths; }
@@ -233,9 +233,10 @@ class NodeContext {
   template <typename Setup>
   void add_xnn(xnn_operator_t op, const std::vector<Value>& values, Setup setup) {
     XnnOperator owned_op(op);
-    builder_.add_step(std::make_unique<XnnStep<Setup>>(std::move(owned_op), std::move(setup), builder_.pool,
-                                                       "setup of node '" + node_.name + "'"),
-                      refs(values), node_index_);
+    builder_.add_step(
+        std::make_unique<XnnStep<Setup>>(std::move(owned_op), std::move(setup), xnnpack_pool(builder_.pool),
+                                         "setup of node '" + node_.name + "'"),
+        refs(values), node_index_);
   }
   // Adds a step of the planner's own making (several operators and kernels run as one node).
   void add_step(std::unique_ptr<Step> step, const std::vector<Value>& values) {

@@ -2,7 +2,7 @@
 // their buffers once (bind) and then run any number of times without allocating.
 #pragma once
 
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 #include <xnnpack.h>
 
 #include <memory>
@@ -21,7 +21,7 @@ class Step {
   virtual ~Step() = default;
   // Called at planning and again whenever a caller-bound buffer the step uses changes.
   virtual void bind(Pointers pointers) = 0;
-  virtual void run(pthreadpool_t pool) = 0;
+  virtual void run(ThreadPool* pool) = 0;
 };
 
 // A portable kernel: fn(pointers, pool) on every run.
@@ -30,7 +30,7 @@ class KernelStep final : public Step {
  public:
   KernelStep(Fn fn, size_t count) : fn_(std::move(fn)), pointers_(count, nullptr) {}
   void bind(Pointers pointers) override { std::copy(pointers.begin(), pointers.end(), pointers_.begin()); }
-  void run(pthreadpool_t pool) override { fn_(Pointers(pointers_), pool); }
+  void run(ThreadPool* pool) override { fn_(Pointers(pointers_), pool); }
 
  private:
   Fn fn_;
@@ -50,12 +50,12 @@ class XnnStep final : public Step {
   XnnStep(XnnOperator op, Setup setup, pthreadpool_t pool, std::string what)
       : op_(std::move(op)), setup_(std::move(setup)), pool_(pool), what_(std::move(what)) {}
   void bind(Pointers pointers) override;
-  void run(pthreadpool_t pool) override { xnn_run_operator(op_.get(), pool); }
+  void run(ThreadPool* pool) override { run_xnnpack(op_.get(), pool); }
 
  private:
   XnnOperator op_;
   Setup setup_;
-  pthreadpool_t pool_;
+  pthreadpool_t pool_;  // XNNPACK's threads: xnn_setup_* sizes its tiles for them
   std::string what_;  // for error messages: "xnn_setup for node 'conv_3'"
 };
 

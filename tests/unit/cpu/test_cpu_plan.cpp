@@ -76,10 +76,10 @@ TEST_CASE("cpu permute: large NCHW <-> NHWC across a pool") {
   std::vector<float> in(numel(nchw));
   std::iota(in.begin(), in.end(), 0.0f);
   std::vector<float> nhwc(in.size()), back(in.size());
-  pthreadpool_t pool = pthreadpool_create(3);
+  mt::cpu::ThreadPool pool_threads(3);
+  mt::cpu::ThreadPool* pool = &pool_threads;
   cpu::Permute(nchw, {0, 2, 3, 1}, 4).run(in.data(), nhwc.data(), pool);
   cpu::Permute({2, 67, 45, 3}, {0, 3, 1, 2}, 4).run(nhwc.data(), back.data(), pool);
-  pthreadpool_destroy(pool);
   CHECK(nhwc[1] == in[67 * 45]);  // n=0, h=0, w=0, c=1
   CHECK(back == in);
 }

@@ -6,7 +6,7 @@
 // (fp32 accumulation), plus 2e-6 of the value for silu's exp. The weights' packing is checked to be
 // a pure function of its inputs. On a CPU without AVX-512F there is nothing to test.
 #include <doctest/doctest.h>
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,7 +27,7 @@ struct Case {
   int64_t pad_top, pad_left, pad_bottom, pad_right;
 };
 
-void check_depthwise(const Case& k, cpu::Epilogue e, bool residual, pthreadpool_t pool) {
+void check_depthwise(const Case& k, cpu::Epilogue e, bool residual, mt::cpu::ThreadPool* pool) {
   const size_t c = k.channels, span = (k.kernel - 1) * k.dilation + 1;
   const size_t out_h = (k.h + static_cast<size_t>(k.pad_top + k.pad_bottom) - span) / k.stride + 1;
   const size_t out_w = (k.w + static_cast<size_t>(k.pad_left + k.pad_right) - span) / k.stride + 1;
@@ -96,7 +96,8 @@ TEST_CASE("cpu depthwise conv: matches a double-precision loop") {
     return;
   }
   const float inf = std::numeric_limits<float>::infinity();
-  pthreadpool_t two = pthreadpool_create(2);
+  mt::cpu::ThreadPool two_threads(2);
+  mt::cpu::ThreadPool* two = &two_threads;
   const std::vector<Case> cases = {
       {1, 16, 12, 12, 3, 1, 1, 1, 1, 1, 1},  // one full block, interior of 10 pixels: 8 + 2
       {2, 40, 9, 23, 3, 1, 1, 1, 1, 1, 1},   // 2.5 blocks, two images, 21 interior pixels
@@ -120,7 +121,6 @@ TEST_CASE("cpu depthwise conv: matches a double-precision loop") {
     check_depthwise(k, cpu::Epilogue{.low = -1.0f, .high = inf, .residual_low = 0.0f, .residual_high = 3.0f}, true,
                     nullptr);
   }
-  pthreadpool_destroy(two);
 }
 
 TEST_CASE("cpu depthwise conv: silu's extremes, NaN kept") {

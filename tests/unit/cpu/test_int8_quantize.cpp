@@ -4,7 +4,7 @@
 // takes up to 4), two images, one and two threads, and values that stress the arithmetic (NaN,
 // infinities, halves that round to even, values past the clamp). And the planner's use of the
 // NHWC form: a quantize read by an int8 conv, on cpu, equals the reference.
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cmath>
 #include <limits>
@@ -39,12 +39,13 @@ std::vector<float> awkward_floats(size_t n, float scale, uint32_t seed) {
 }  // namespace
 
 TEST_CASE("cpu int8 quantize: equals quantize_value, in order and NCHW -> NHWC, on both paths") {
-  pthreadpool_t two = pthreadpool_create(2);
+  mt::cpu::ThreadPool two_threads(2);
+  mt::cpu::ThreadPool* two = &two_threads;
   const cpu::QuantizeParams q{.scale = 0.037f, .zero_point = -9};
   std::vector<bool> paths{false};
   if (cpu::int8_vnni_supported()) paths.push_back(true);
   for (bool avx512 : paths)
-    for (pthreadpool_t pool : {static_cast<pthreadpool_t>(nullptr), two}) {
+    for (mt::cpu::ThreadPool* pool : {static_cast<mt::cpu::ThreadPool*>(nullptr), two}) {
       const std::string path = std::string(avx512 ? "AVX-512" : "portable") + (pool ? ", 2 threads" : ", 1 thread");
       for (size_t n : {0, 1, 15, 16, 17, 40000}) {
         const std::vector<float> x = awkward_floats(n, q.scale, static_cast<uint32_t>(n));
@@ -72,7 +73,6 @@ TEST_CASE("cpu int8 quantize: equals quantize_value, in order and NCHW -> NHWC, 
           CHECK_MESSAGE(y[count] == 99, path << " NHWC: wrote past the end");
         }
     }
-  pthreadpool_destroy(two);
 }
 
 TEST_CASE("cpu int8 quantize: a model input read by an int8 conv is quantized into NHWC, equal to the reference") {

@@ -8,7 +8,7 @@
 // dilation. The kernels compute
 // the reference's float32 operations in the same order, so results must be equal (tolerance 0).
 // On a CPU without AVX512-VNNI there is nothing to test.
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +51,7 @@ std::vector<int32_t> random_bias(size_t n, uint32_t seed) {
 
 // Returns how many outputs fell strictly inside the clamp (not saturated).
 size_t check_gemm(size_t m, size_t n, size_t k, int32_t x_zero, bool with_bias, cpu::Int8Output out,
-                  pthreadpool_t pool) {
+                  mt::cpu::ThreadPool* pool) {
   const size_t lda = k + 3, ldc = n + 5;
   const uint32_t seed = static_cast<uint32_t>(m * 131 + n * 7 + k);
   // One more row than needed: the kernel may read up to 3 bytes past the last row's k values.
@@ -96,7 +96,8 @@ TEST_CASE("cpu int8 vnni gemm: equals a plain loop with the reference requantiza
     MESSAGE("skipped: this CPU has no AVX512-VNNI, so the cpu backend uses XNNPACK's int8 operators");
     return;
   }
-  pthreadpool_t two = pthreadpool_create(2);
+  mt::cpu::ThreadPool two_threads(2);
+  mt::cpu::ThreadPool* two = &two_threads;
   size_t outputs = 0, inside = 0;
   for (size_t m : {1, 7, 8, 9, 23})
     for (size_t n : {1, 15, 16, 17, 32, 33, 70})
@@ -106,7 +107,6 @@ TEST_CASE("cpu int8 vnni gemm: equals a plain loop with the reference requantiza
         inside += check_gemm(m, n, k, 127, true, {.zero_point = 10, .low = -20, .high = 127}, two);
         outputs += 3 * m * n;
       }
-  pthreadpool_destroy(two);
   // Mostly saturated outputs would test little of the arithmetic.
   CHECK_MESSAGE(inside * 2 >= outputs, inside << " of " << outputs << " outputs inside the clamp");
 }
@@ -170,7 +170,7 @@ std::vector<int8_t> plain_add(const std::vector<int8_t>& c, int32_t c_zero, cons
 // With fused_add (GEMM convs only), the conv's output goes through an int8 add with a residual
 // tensor inside the kernel (Int8ResidualAdd) and must equal the plain conv followed by the
 // reference add.
-void check_conv(const cpu::PackedConvShape& s, size_t out_channels, bool depthwise, pthreadpool_t pool,
+void check_conv(const cpu::PackedConvShape& s, size_t out_channels, bool depthwise, mt::cpu::ThreadPool* pool,
                 bool fused_add = false) {
   const uint32_t seed = static_cast<uint32_t>(s.channels * 31 + s.kernel_h * 7 + s.stride_h);
   const size_t taps = s.kernel_h * s.kernel_w, group_in = depthwise ? 1 : s.channels;
@@ -230,7 +230,8 @@ TEST_CASE("cpu int8 vnni conv and depthwise: equal a plain loop") {
     MESSAGE("skipped: this CPU has no AVX512-VNNI");
     return;
   }
-  pthreadpool_t two = pthreadpool_create(2);
+  mt::cpu::ThreadPool two_threads(2);
+  mt::cpu::ThreadPool* two = &two_threads;
   for (size_t channels : {1, 3, 5, 16, 17, 33}) {
     check_conv(conv_shape(2, 7, 6, channels, 3, 1, 1, 1), 19, false, nullptr);
     check_conv(conv_shape(1, 9, 8, channels, 3, 2, 1, 1), 33, false, two);
@@ -258,7 +259,6 @@ TEST_CASE("cpu int8 vnni conv and depthwise: equal a plain loop") {
       check_conv(conv_shape(1, 7, 7, channels, kernel, 1, 1, kernel / 2), channels, true, two);
       check_conv(conv_shape(1, 13, 14, channels, kernel, 2, 1, kernel / 2), channels, true, two);
     }
-  pthreadpool_destroy(two);
 }
 
 TEST_CASE("cpu int8 vnni mul and global average pool: equal the reference arithmetic") {
@@ -266,7 +266,8 @@ TEST_CASE("cpu int8 vnni mul and global average pool: equal the reference arithm
     MESSAGE("skipped: this CPU has no AVX512-VNNI");
     return;
   }
-  pthreadpool_t two = pthreadpool_create(2);
+  mt::cpu::ThreadPool two_threads(2);
+  mt::cpu::ThreadPool* two = &two_threads;
   // mul: elementwise (repeat 1) and a per-row broadcast, rows around the 16-lane steps.
   struct MulShape {
     size_t outer, repeat, inner;
@@ -277,7 +278,7 @@ TEST_CASE("cpu int8 vnni mul and global average pool: equal the reference arithm
                                   .out = {.zero_point = -3, .low = -128, .high = 127}};
   for (const MulShape& m :
        {MulShape{1, 1, 1}, MulShape{1, 1, 67}, MulShape{2, 12, 16}, MulShape{1, 9, 33}, MulShape{3, 5, 200}})
-    for (pthreadpool_t pool : {static_cast<pthreadpool_t>(nullptr), two}) {
+    for (mt::cpu::ThreadPool* pool : {static_cast<mt::cpu::ThreadPool*>(nullptr), two}) {
       const uint32_t seed = static_cast<uint32_t>(m.outer * 100 + m.repeat * 10 + m.inner);
       const std::vector<int8_t> a = random_int8(m.outer * m.repeat * m.inner, seed);
       const std::vector<int8_t> b = random_int8(m.outer * m.inner, seed + 1);
@@ -318,7 +319,6 @@ TEST_CASE("cpu int8 vnni mul and global average pool: equal the reference arithm
                                                         << " differ");
       CHECK(y[batch * channels] == 55);
     }
-  pthreadpool_destroy(two);
 }
 
 TEST_CASE("cpu int8 vnni lookup: equals indexing the table, at lengths around its 64-byte steps") {

@@ -5,7 +5,7 @@
 // PlanOptions::packed_gemm turning it off. Tolerance: 1e-5 of the sum of |a b| terms (fp32
 // accumulation over k terms), plus 2e-6 of the value for silu. On a CPU without AVX-512F there is
 // nothing to test.
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -23,7 +23,8 @@
 namespace mt::test {
 namespace {
 
-void check_gemm(size_t m, size_t n, size_t k, bool with_bias, cpu::Epilogue e, bool residual, pthreadpool_t pool) {
+void check_gemm(size_t m, size_t n, size_t k, bool with_bias, cpu::Epilogue e, bool residual,
+                mt::cpu::ThreadPool* pool) {
   const size_t lda = k + 3, ldc = n + 5;
   std::mt19937 rng(static_cast<unsigned>(m * 131 + n * 7 + k));
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -64,7 +65,8 @@ TEST_CASE("cpu packed gemm: matches a double-precision loop") {
     return;
   }
   const float inf = std::numeric_limits<float>::infinity();
-  pthreadpool_t two = pthreadpool_create(2);
+  mt::cpu::ThreadPool two_threads(2);
+  mt::cpu::ThreadPool* two = &two_threads;
   for (size_t m : {1, 7, 8, 9, 23})
     for (size_t n : {1, 16, 17, 32, 33, 70})
       for (size_t k : {1, 5, 64}) {
@@ -75,7 +77,6 @@ TEST_CASE("cpu packed gemm: matches a double-precision loop") {
         check_gemm(m, n, k, false, cpu::Epilogue{.low = -0.5f, .residual_low = 0.0f, .residual_high = 1.0f}, true,
                    nullptr);
       }
-  pthreadpool_destroy(two);
 }
 
 TEST_CASE("cpu packed gemm: PlanOptions::packed_gemm = false plans XNNPACK's convolution instead") {

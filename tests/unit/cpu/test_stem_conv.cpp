@@ -6,7 +6,7 @@
 // nothing outside the output is written. Tolerance: 1e-5 of the sum of |w x| terms, plus 2e-6 of the
 // value for silu. On a CPU without AVX-512F there is nothing to test.
 #include <doctest/doctest.h>
-#include <pthreadpool.h>
+#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cmath>
 #include <limits>
@@ -27,7 +27,7 @@ struct Case {
   bool nhwc;  // the input's layout
 };
 
-void check_stem(const Case& k, cpu::Epilogue e, bool residual, pthreadpool_t pool) {
+void check_stem(const Case& k, cpu::Epilogue e, bool residual, mt::cpu::ThreadPool* pool) {
   const size_t span = (k.kernel - 1) * k.dilation + 1;
   const size_t out_h = (k.h + static_cast<size_t>(k.pad_top + k.pad_bottom) - span) / k.stride + 1;
   const size_t out_w = (k.w + static_cast<size_t>(k.pad_left + k.pad_right) - span) / k.stride + 1;
@@ -100,7 +100,8 @@ TEST_CASE("cpu stem conv: matches a double-precision loop") {
     MESSAGE("skipped: this CPU has no AVX-512F, so the cpu backend uses the other conv paths instead");
     return;
   }
-  pthreadpool_t two = pthreadpool_create(2);
+  mt::cpu::ThreadPool two_threads(2);
+  mt::cpu::ThreadPool* two = &two_threads;
   const std::vector<Case> cases = {
       {1, 3, 32, 17, 29, 3, 2, 1, 1, 1, 1, 1, false},  // MobileNetV2's stem, 15 pixels a row: 8 + 7
       {2, 3, 24, 12, 12, 3, 2, 1, 1, 1, 1, 1, false},  // ShuffleNet's: a partial vector, two images
@@ -118,7 +119,6 @@ TEST_CASE("cpu stem conv: matches a double-precision loop") {
     check_stem(k, cpu::Epilogue{.activation = cpu::Activation::silu}, true, two);
     check_stem(k, cpu::Epilogue{.low = -1.0f, .high = inf, .residual_low = 0.0f, .residual_high = 3.0f}, true, nullptr);
   }
-  pthreadpool_destroy(two);
 }
 
 TEST_CASE("cpu stem conv: which convs it takes, and packing is a pure function of the weights") {

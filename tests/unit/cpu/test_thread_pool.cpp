@@ -1,0 +1,100 @@
+// The cpu plan's thread pool (kernels/cpu/plan/thread_pool.h): every index of a region runs
+// exactly once and its writes are visible when run() returns, at 1 to 4 threads and counts below,
+// at and above the thread count; regions after the workers fell asleep (idle past their spin,
+// or parked for an XNNPACK operator) still run on every thread; XNNPACK operators run on the
+// pool's pthreadpool and give the right result.
+#include "kernels/cpu/plan/thread_pool.h"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace mt::test {
+namespace {
+
+struct Counts {
+  std::vector<std::atomic<int>> runs;
+  std::vector<int> written;  // plain writes: must be visible to the caller after run()
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  std::chrono::microseconds delay;
+  Counts(size_t n, std::chrono::microseconds d) : runs(n), written(n, 0), delay(d) {}
+};
+
+void count(void* context, size_t i) {
+  auto* c = static_cast<Counts*>(context);
+  c->runs[i].fetch_add(1, std::memory_order_relaxed);
+  c->written[i] = static_cast<int>(i) + 1;
+  // Long enough that every thread gets a share, so that "all threads took part" is checkable
+  // even when a worker takes a while to be scheduled.
+  std::this_thread::sleep_for(c->delay);
+  std::lock_guard<std::mutex> lock(c->mutex);
+  c->threads.insert(std::this_thread::get_id());
+}
+
+// Runs `count` tasks; returns how many distinct threads ran them.
+size_t run_and_check(cpu::ThreadPool* pool, size_t n,
+                     std::chrono::microseconds delay = std::chrono::microseconds(1000)) {
+  Counts c(n, delay);
+  cpu::parallelize(pool, count, &c, n);
+  for (size_t i = 0; i < n; ++i) {
+    CHECK_MESSAGE(c.runs[i].load() == 1, "index ", i, " of ", n, " ran ", c.runs[i].load(), " times");
+    CHECK(c.written[i] == static_cast<int>(i) + 1);
+  }
+  return c.threads.size();
+}
+
+TEST_CASE("cpu thread pool: every index once, at every thread count") {
+  CHECK(cpu::thread_count(nullptr) == 1);
+  CHECK(run_and_check(nullptr, 5) == 1);
+  for (size_t threads : {1, 2, 3, 4}) {
+    cpu::ThreadPool pool(threads);
+    CHECK(cpu::thread_count(&pool) == threads);
+    for (size_t n : {0, 1, 2, 3, 5, 8, 16}) {
+      const size_t used = run_and_check(&pool, n);
+      // Each thread's own range is non-empty when n >= threads: all of them must have taken part.
+      if (n >= threads * 4) CHECK_MESSAGE(used == threads, threads, " threads, ", n, " indices: ", used, " ran them");
+    }
+  }
+}
+
+TEST_CASE("cpu thread pool: workers wake after sleeping") {
+  cpu::ThreadPool pool(3);
+  CHECK(run_and_check(&pool, 12) == 3);
+  // Idle far past the spin: the workers are asleep in futex wait and must be woken.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(run_and_check(&pool, 12) == 3);
+  for (int round = 0; round < 200; ++round)
+    run_and_check(&pool, static_cast<size_t>(round % 7), std::chrono::microseconds(0));
+}
+
+TEST_CASE("cpu thread pool: XNNPACK operators on the pool's pthreadpool, then regions again") {
+  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
+  cpu::ThreadPool pool(2);
+  REQUIRE(pool.xnnpack() != nullptr);
+  CHECK(pthreadpool_get_threads_count(pool.xnnpack()) == 2);
+  xnn_operator_t op = nullptr;
+  const size_t channels = 3, batch = 1000;
+  REQUIRE(xnn_create_clamp_nc_f32(channels, channels, channels, -1.0f, 1.0f, 0, &op) == xnn_status_success);
+  std::vector<float> x(channels * batch), y(x.size() + XNN_EXTRA_BYTES / sizeof(float));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 5) - 2.0f;
+  REQUIRE(xnn_setup_clamp_nc_f32(op, batch, x.data(), y.data(), pool.xnnpack()) == xnn_status_success);
+  for (int round = 0; round < 3; ++round) {
+    CHECK(run_and_check(&pool, 8) == 2);
+    std::fill(y.begin(), y.end(), 9.0f);
+    REQUIRE(cpu::run_xnnpack(op, &pool) == xnn_status_success);
+    for (size_t i = 0; i < x.size(); ++i) REQUIRE(y[i] == std::min(1.0f, std::max(-1.0f, x[i])));
+    CHECK(run_and_check(&pool, 8) == 2);  // the parked workers are back
+  }
+  xnn_delete_operator(op);
+  // Without a pool the operator runs on this thread.
+  CHECK(cpu::xnnpack_pool(nullptr) == nullptr);
+}
+
+}  // namespace
+}  // namespace mt::test
