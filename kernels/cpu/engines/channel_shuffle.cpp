@@ -92,39 +92,50 @@ void interleave_any(const std::byte* const* sources, size_t ways, size_t count, 
 #define MT_SHUFFLE_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 MT_AVX512_INTRINSICS_BEGIN
 
-// Two runs interleaved element by element: each element of `a` widened to twice its size, with the
-// element of `b` shifted into its upper half (elements of 1, 2 or 4 bytes).
-MT_SHUFFLE_TARGET void interleave2_avx512(const std::byte* a, const std::byte* b, size_t count, size_t element,
-                                          std::byte* out) {
-  if (element == 1) {
-    for (size_t k = 0; k < count; k += 32) {
-      const size_t n = std::min<size_t>(32, count - k);
-      const __mmask32 in = n == 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
-      const __mmask64 to = n == 32 ? ~__mmask64{0} : (__mmask64{1} << (2 * n)) - 1;
-      const __m512i low = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(in, a + k));
-      const __m512i high = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(in, b + k));
-      _mm512_mask_storeu_epi8(out + 2 * k, to, _mm512_or_si512(low, _mm512_slli_epi16(high, 8)));
-    }
-  } else if (element == 2) {
-    for (size_t k = 0; k < count; k += 16) {
-      const size_t n = std::min<size_t>(16, count - k);
-      const auto in = static_cast<__mmask16>((1u << n) - 1);
-      const __mmask32 to = n == 16 ? ~__mmask32{0} : (__mmask32{1} << (2 * n)) - 1;
-      const __m512i low = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, a + 2 * k));
-      const __m512i high = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, b + 2 * k));
-      _mm512_mask_storeu_epi16(out + 4 * k, to, _mm512_or_si512(low, _mm512_slli_epi32(high, 16)));
-    }
-  } else {
-    for (size_t k = 0; k < count; k += 8) {
-      const size_t n = std::min<size_t>(8, count - k);
-      const auto in = static_cast<__mmask8>((1u << n) - 1);
-      const auto to = static_cast<__mmask16>((1u << (2 * n)) - 1);
-      const __m512i low = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(in, a + 4 * k));
-      const __m512i high = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(in, b + 4 * k));
-      _mm512_mask_storeu_epi32(out + 8 * k, to, _mm512_or_si512(low, _mm512_slli_epi64(high, 32)));
-    }
+// Two runs interleaved element by element, in `rows` pixel rows (strides in bytes): each element of
+// `a` widened to twice its size, with the element of `b` shifted into its upper half. Vec: the
+// widening for elements of 1, 2 or 4 bytes; a run of up to Vec::kLanes elements (ShuffleNet's 29 or
+// 58 int8 channels, its fp32 runs in pieces of 8) takes one masked load of each source per piece.
+struct Widen8 {
+  static constexpr size_t kLanes = 32;
+  MT_SHUFFLE_TARGET static void step(const std::byte* a, const std::byte* b, std::byte* out, size_t n) {
+    const __mmask32 in = n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+    const __mmask64 to = n >= 32 ? ~__mmask64{0} : (__mmask64{1} << (2 * n)) - 1;
+    const __m512i low = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(in, a));
+    const __m512i high = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(in, b));
+    _mm512_mask_storeu_epi8(out, to, _mm512_or_si512(low, _mm512_slli_epi16(high, 8)));
   }
+};
+struct Widen16 {
+  static constexpr size_t kLanes = 16;
+  MT_SHUFFLE_TARGET static void step(const std::byte* a, const std::byte* b, std::byte* out, size_t n) {
+    const auto in = static_cast<__mmask16>(n >= 16 ? 0xFFFFu : (1u << n) - 1);
+    const __mmask32 to = n >= 16 ? ~__mmask32{0} : (__mmask32{1} << (2 * n)) - 1;
+    const __m512i low = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, a));
+    const __m512i high = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, b));
+    _mm512_mask_storeu_epi16(out, to, _mm512_or_si512(low, _mm512_slli_epi32(high, 16)));
+  }
+};
+struct Widen32 {
+  static constexpr size_t kLanes = 8;
+  MT_SHUFFLE_TARGET static void step(const std::byte* a, const std::byte* b, std::byte* out, size_t n) {
+    const auto in = static_cast<__mmask8>(n >= 8 ? 0xFFu : (1u << n) - 1);
+    const auto to = static_cast<__mmask16>(n >= 8 ? 0xFFFFu : (1u << (2 * n)) - 1);
+    const __m512i low = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(in, a));
+    const __m512i high = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(in, b));
+    _mm512_mask_storeu_epi32(out, to, _mm512_or_si512(low, _mm512_slli_epi64(high, 32)));
+  }
+};
+
+template <typename Vec>
+MT_SHUFFLE_TARGET void interleave2_rows(const std::byte* a, size_t a_stride, const std::byte* b, size_t b_stride,
+                                        std::byte* out, size_t out_stride, size_t rows, size_t count) {
+  constexpr size_t element = 32 / Vec::kLanes;
+  for (size_t r = 0; r < rows; ++r, a += a_stride, b += b_stride, out += out_stride)
+    for (size_t k = 0; k < count; k += Vec::kLanes)
+      Vec::step(a + k * element, b + k * element, out + 2 * k * element, count - k);
 }
+
 MT_AVX512_INTRINSICS_END
 #endif
 
@@ -151,30 +162,37 @@ ChannelShuffle::ChannelShuffle(const std::vector<size_t>& input_channels, size_t
 }
 
 void ChannelShuffle::run_pixels(std::span<void* const> pointers, size_t begin, size_t end) const {
-  const size_t inputs = input_channels_.size();
-  std::vector<const std::byte*> rows(inputs);
+  // Piece by piece over the pixels [begin, end): per piece the strides and the vector masks stay the
+  // same from row to row, and a share of rows stays in L1 between the pieces that read it.
+  const size_t inputs = input_channels_.size(), rows = end - begin;
   std::vector<const std::byte*> sources;
-  for (size_t p = begin; p < end; ++p) {
-    for (size_t i = 0; i < inputs; ++i)
-      rows[i] = static_cast<const std::byte*>(pointers[i]) + p * input_channels_[i] * element_;
-    for (size_t o = 0; o < outputs_.size(); ++o) {
-      const Output& output = outputs_[o];
-      std::byte* out = static_cast<std::byte*>(pointers[inputs + o]) + p * output.channels * element_;
-      for (const InterleavePiece& piece : output.pieces) {
-        std::byte* to = out + piece.dst * element_;
-        sources.clear();
-        for (const auto& [input, channel] : piece.sources) sources.push_back(rows[input] + channel * element_);
-        if (sources.size() == 1) {
-          std::memcpy(to, sources[0], piece.count * element_);
-          continue;
-        }
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    const Output& output = outputs_[o];
+    const size_t out_stride = output.channels * element_;
+    std::byte* out = static_cast<std::byte*>(pointers[inputs + o]) + begin * out_stride;
+    for (const InterleavePiece& piece : output.pieces) {
+      std::byte* to = out + piece.dst * element_;
+      sources.clear();
+      for (const auto& [input, channel] : piece.sources)
+        sources.push_back(static_cast<const std::byte*>(pointers[input]) +
+                          (begin * input_channels_[input] + channel) * element_);
+      const size_t ways = sources.size();
 #if defined(__x86_64__)
-        if (avx512_ && sources.size() == 2 && (element_ == 1 || element_ == 2 || element_ == 4)) {
-          interleave2_avx512(sources[0], sources[1], piece.count, element_, to);
-          continue;
-        }
+      if (avx512_ && ways == 2 && (element_ == 1 || element_ == 2 || element_ == 4)) {
+        const size_t a_stride = input_channels_[piece.sources[0].first] * element_,
+                     b_stride = input_channels_[piece.sources[1].first] * element_;
+        auto* kernel = element_ == 1   ? interleave2_rows<Widen8>
+                       : element_ == 2 ? interleave2_rows<Widen16>
+                                       : interleave2_rows<Widen32>;
+        kernel(sources[0], a_stride, sources[1], b_stride, to, out_stride, rows, piece.count);
+        continue;
+      }
 #endif
-        interleave_any(sources.data(), sources.size(), piece.count, element_, to);
+      for (size_t r = 0; r < rows; ++r) {
+        if (ways == 1) std::memcpy(to, sources[0], piece.count * element_);
+        else interleave_any(sources.data(), ways, piece.count, element_, to);
+        to += out_stride;
+        for (size_t w = 0; w < ways; ++w) sources[w] += input_channels_[piece.sources[w].first] * element_;
       }
     }
   }
