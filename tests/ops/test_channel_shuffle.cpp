@@ -117,7 +117,7 @@ std::vector<ShuffleCase> shuffle_cases() {
   for (DType dtype : {DType::f32, DType::i8}) {
     cases.push_back(unit(dtype, 1, {1, 14, 5, 3}, 2));    // halves of 7: every slice cuts a group
     cases.push_back(unit(dtype, 2, {2, 160, 6, 5}, 2));   // runs of 40: several vectors, batch 2
-    cases.push_back(unit(dtype, 3, {1, 48, 28, 28}, 2));  // large enough to split over 2 threads
+    cases.push_back(unit(dtype, 3, {2, 48, 28, 28}, 2));  // over 64 KiB: split over 2 threads
     cases.push_back(unit(dtype, 4, {2, 18, 3, 4}, 3));    // 3 groups of 6 over halves of 9
   }
   {  // 3 inputs of uneven widths, 3 groups (runs cross inputs), uneven slices, int8.
