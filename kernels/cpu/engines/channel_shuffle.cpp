@@ -200,10 +200,12 @@ void ChannelShuffle::run_pixels(std::span<void* const> pointers, size_t begin, s
 }
 
 void ChannelShuffle::run(std::span<void* const> pointers, pthreadpool_t pool) const {
-  // Even shares of pixels, each of at least 64 KiB of output: below that, waking the other threads
-  // costs more than they save (ShuffleNetV2 int8's 14x14 units, 45 KiB: 1.0 us on one thread, 1.2 us
-  // split in two).
-  const size_t min_pixels = std::max<size_t>(1, 65536 / std::max<size_t>(1, row_bytes_));
+  // Even shares of pixels, each of at least 16 KiB of output. Smaller shares are not worth waking a
+  // thread for; above that, splitting pays even where one thread would do it fast, because at 2 threads
+  // half of the inputs' rows were written by the other core and one thread alone pulls all of them
+  // across (ShuffleNetV2 int8's 14x14 units, 45 KiB: 1.0 us at 1 thread; at 2 threads 1.1 us split in
+  // four shares, 1.25 us on one thread).
+  const size_t min_pixels = std::max<size_t>(1, 16384 / std::max<size_t>(1, row_bytes_));
   parallel_chunks(pool, pixels_, min_pixels, [&](size_t begin, size_t end) { run_pixels(pointers, begin, end); });
 }
 
