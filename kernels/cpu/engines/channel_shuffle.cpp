@@ -92,12 +92,12 @@ void interleave_any(const std::byte* const* sources, size_t ways, size_t count, 
 #define MT_SHUFFLE_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 MT_AVX512_INTRINSICS_BEGIN
 
-// Two runs interleaved element by element, in `rows` pixel rows (strides in bytes): each element of
-// `a` widened to twice its size, with the element of `b` shifted into its upper half. Vec: the
-// widening for elements of 1, 2 or 4 bytes; a run of up to Vec::kLanes elements (ShuffleNet's 29 or
-// 58 int8 channels, its fp32 runs in pieces of 8) takes one masked load of each source per piece.
+// Two runs interleaved element by element, in `rows` pixel rows (strides in bytes), Vec::kLanes
+// elements of each per step with masked loads and stores (a run of ShuffleNet's int8 29 takes one).
+// Elements of 1 or 2 bytes: each element of `a` widened to twice its size, with the element of `b`
+// shifted into its upper half.
 struct Widen8 {
-  static constexpr size_t kLanes = 32;
+  static constexpr size_t kElement = 1, kLanes = 32;
   MT_SHUFFLE_TARGET static void step(const std::byte* a, const std::byte* b, std::byte* out, size_t n) {
     const __mmask32 in = n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
     const __mmask64 to = n >= 32 ? ~__mmask64{0} : (__mmask64{1} << (2 * n)) - 1;
@@ -107,7 +107,7 @@ struct Widen8 {
   }
 };
 struct Widen16 {
-  static constexpr size_t kLanes = 16;
+  static constexpr size_t kElement = 2, kLanes = 16;
   MT_SHUFFLE_TARGET static void step(const std::byte* a, const std::byte* b, std::byte* out, size_t n) {
     const auto in = static_cast<__mmask16>(n >= 16 ? 0xFFFFu : (1u << n) - 1);
     const __mmask32 to = n >= 16 ? ~__mmask32{0} : (__mmask32{1} << (2 * n)) - 1;
@@ -116,21 +116,24 @@ struct Widen16 {
     _mm512_mask_storeu_epi16(out, to, _mm512_or_si512(low, _mm512_slli_epi32(high, 16)));
   }
 };
-struct Widen32 {
-  static constexpr size_t kLanes = 8;
+// Elements of 4 bytes: 16 of each source per step, paired by two two-source permutes (half as many
+// instructions per byte as widening 8 at a time).
+struct Pair32 {
+  static constexpr size_t kElement = 4, kLanes = 16;
   MT_SHUFFLE_TARGET static void step(const std::byte* a, const std::byte* b, std::byte* out, size_t n) {
-    const auto in = static_cast<__mmask8>(n >= 8 ? 0xFFu : (1u << n) - 1);
-    const auto to = static_cast<__mmask16>(n >= 8 ? 0xFFFFu : (1u << (2 * n)) - 1);
-    const __m512i low = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(in, a));
-    const __m512i high = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(in, b));
-    _mm512_mask_storeu_epi32(out, to, _mm512_or_si512(low, _mm512_slli_epi64(high, 32)));
+    const __m512i low_pairs = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i high_pairs = _mm512_add_epi32(low_pairs, _mm512_set1_epi32(8));
+    const __mmask16 in = low_lanes(n);
+    const __m512i x = _mm512_maskz_loadu_epi32(in, a), y = _mm512_maskz_loadu_epi32(in, b);
+    _mm512_mask_storeu_epi32(out, low_lanes(2 * n), _mm512_permutex2var_epi32(x, low_pairs, y));
+    if (n > 8) _mm512_mask_storeu_epi32(out + 64, low_lanes(2 * n - 16), _mm512_permutex2var_epi32(x, high_pairs, y));
   }
 };
 
 template <typename Vec>
 MT_SHUFFLE_TARGET void interleave2_rows(const std::byte* a, size_t a_stride, const std::byte* b, size_t b_stride,
                                         std::byte* out, size_t out_stride, size_t rows, size_t count) {
-  constexpr size_t element = 32 / Vec::kLanes;
+  constexpr size_t element = Vec::kElement;
   for (size_t r = 0; r < rows; ++r, a += a_stride, b += b_stride, out += out_stride)
     for (size_t k = 0; k < count; k += Vec::kLanes)
       Vec::step(a + k * element, b + k * element, out + 2 * k * element, count - k);
@@ -184,7 +187,7 @@ void ChannelShuffle::run_pixels(std::span<void* const> pointers, size_t begin, s
                      b_stride = input_channels_[piece.sources[1].first] * element_;
         auto* kernel = element_ == 1   ? interleave2_rows<Widen8>
                        : element_ == 2 ? interleave2_rows<Widen16>
-                                       : interleave2_rows<Widen32>;
+                                       : interleave2_rows<Pair32>;
         kernel(sources[0], a_stride, sources[1], b_stride, to, out_stride, rows, piece.count);
         continue;
       }
