@@ -119,6 +119,7 @@ std::vector<ShuffleCase> shuffle_cases() {
     cases.push_back(unit(dtype, 2, {2, 160, 6, 5}, 2));   // runs of 40: several vectors, batch 2
     cases.push_back(unit(dtype, 3, {2, 48, 28, 28}, 2));  // over 64 KiB: split over 2 threads
     cases.push_back(unit(dtype, 4, {2, 18, 3, 4}, 3));    // 3 groups of 6 over halves of 9
+    cases.push_back(unit(dtype, 12, {1, 36, 2, 3}, 2));   // runs of 9: just over half a vector of floats
   }
   {  // 3 inputs of uneven widths, 3 groups (runs cross inputs), uneven slices, int8.
     ShuffleGraph g(DType::i8, 5);
