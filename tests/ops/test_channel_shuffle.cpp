@@ -256,7 +256,7 @@ TEST_CASE("concat + channel shuffle + channel slices: cpu matches the reference,
       CHECK(fused == expected_fused);
     }
   }
-  CHECK(compared >= 14 * 4);
+  CHECK(compared >= 16 * 5);  // 16 graphs, 1 and 2 threads on both paths, conv_fusion off
 }
 
 }  // namespace mt::optest
