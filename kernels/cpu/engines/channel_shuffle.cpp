@@ -66,25 +66,50 @@ std::vector<InterleavePiece> pieces_of(const std::vector<size_t>& input_channels
   return pieces;
 }
 
-// out[k * ways + w] = sources[w][k], elements of T.
-template <typename T>
-void interleave(const std::byte* const* sources, size_t ways, size_t count, std::byte* out) {
-  for (size_t w = 0; w < ways; ++w) {
-    const std::byte* source = sources[w];
-    for (size_t k = 0; k < count; ++k) std::memcpy(out + (k * ways + w) * sizeof(T), source + k * sizeof(T), sizeof(T));
+// out[k * W + w] = sources[w][k] for k < count, in `rows` pixel rows (strides in bytes): the
+// portable loop, with the ways and the element type known to the compiler so that it vectorizes the
+// interleaving (ShuffleNet's two ways, 1- or 4-byte elements).
+template <typename T, size_t W>
+void interleave_rows(const std::byte* const* sources, const size_t* strides, size_t rows, size_t count,
+                     std::byte* out, size_t out_stride) {
+  for (size_t r = 0; r < rows; ++r) {
+    const T* from[W];
+    for (size_t w = 0; w < W; ++w) from[w] = reinterpret_cast<const T*>(sources[w] + r * strides[w]);
+    T* __restrict to = reinterpret_cast<T*>(out + r * out_stride);
+    for (size_t k = 0; k < count; ++k)
+      for (size_t w = 0; w < W; ++w) to[k * W + w] = from[w][k];
   }
 }
 
-void interleave_any(const std::byte* const* sources, size_t ways, size_t count, size_t element, std::byte* out) {
+// Any number of ways and element size, a load per element.
+void interleave_rows_any(const std::byte* const* sources, const size_t* strides, size_t ways, size_t rows,
+                         size_t count, size_t element, std::byte* out, size_t out_stride) {
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t w = 0; w < ways; ++w)
+      for (size_t k = 0; k < count; ++k)
+        std::memcpy(out + r * out_stride + (k * ways + w) * element, sources[w] + r * strides[w] + k * element,
+                    element);
+}
+
+template <typename T>
+void interleave_rows_of(const std::byte* const* sources, const size_t* strides, size_t ways, size_t rows,
+                        size_t count, std::byte* out, size_t out_stride) {
+  switch (ways) {
+    case 2: return interleave_rows<T, 2>(sources, strides, rows, count, out, out_stride);
+    case 3: return interleave_rows<T, 3>(sources, strides, rows, count, out, out_stride);
+    case 4: return interleave_rows<T, 4>(sources, strides, rows, count, out, out_stride);
+    default: return interleave_rows_any(sources, strides, ways, rows, count, sizeof(T), out, out_stride);
+  }
+}
+
+void interleave_rows_portable(const std::byte* const* sources, const size_t* strides, size_t ways, size_t rows,
+                              size_t count, size_t element, std::byte* out, size_t out_stride) {
   switch (element) {
-    case 1: return interleave<uint8_t>(sources, ways, count, out);
-    case 2: return interleave<uint16_t>(sources, ways, count, out);
-    case 4: return interleave<uint32_t>(sources, ways, count, out);
-    case 8: return interleave<uint64_t>(sources, ways, count, out);
-    default:
-      for (size_t w = 0; w < ways; ++w)
-        for (size_t k = 0; k < count; ++k)
-          std::memcpy(out + (k * ways + w) * element, sources[w] + k * element, element);
+    case 1: return interleave_rows_of<uint8_t>(sources, strides, ways, rows, count, out, out_stride);
+    case 2: return interleave_rows_of<uint16_t>(sources, strides, ways, rows, count, out, out_stride);
+    case 4: return interleave_rows_of<uint32_t>(sources, strides, ways, rows, count, out, out_stride);
+    case 8: return interleave_rows_of<uint64_t>(sources, strides, ways, rows, count, out, out_stride);
+    default: return interleave_rows_any(sources, strides, ways, rows, count, element, out, out_stride);
   }
 }
 
@@ -169,6 +194,7 @@ void ChannelShuffle::run_pixels(std::span<void* const> pointers, size_t begin, s
   // same from row to row, and a share of rows stays in L1 between the pieces that read it.
   const size_t inputs = input_channels_.size(), rows = end - begin;
   std::vector<const std::byte*> sources;
+  std::vector<size_t> strides;
   for (size_t o = 0; o < outputs_.size(); ++o) {
     const Output& output = outputs_[o];
     const size_t out_stride = output.channels * element_;
@@ -176,27 +202,28 @@ void ChannelShuffle::run_pixels(std::span<void* const> pointers, size_t begin, s
     for (const InterleavePiece& piece : output.pieces) {
       std::byte* to = out + piece.dst * element_;
       sources.clear();
-      for (const auto& [input, channel] : piece.sources)
+      strides.clear();
+      for (const auto& [input, channel] : piece.sources) {
         sources.push_back(static_cast<const std::byte*>(pointers[input]) +
                           (begin * input_channels_[input] + channel) * element_);
+        strides.push_back(input_channels_[input] * element_);
+      }
       const size_t ways = sources.size();
       [[maybe_unused]] const bool vector = avx512_ && ways == 2 && (element_ == 1 || element_ == 2 || element_ == 4);
 #if defined(__x86_64__)
       if (vector) {
-        const size_t a_stride = input_channels_[piece.sources[0].first] * element_,
-                     b_stride = input_channels_[piece.sources[1].first] * element_;
         auto* kernel = element_ == 1   ? interleave2_rows<Widen8>
                        : element_ == 2 ? interleave2_rows<Widen16>
                                        : interleave2_rows<Pair32>;
-        kernel(sources[0], a_stride, sources[1], b_stride, to, out_stride, rows, piece.count);
+        kernel(sources[0], strides[0], sources[1], strides[1], to, out_stride, rows, piece.count);
         continue;
       }
 #endif
-      for (size_t r = 0; r < rows; ++r) {
-        if (ways == 1) std::memcpy(to, sources[0], piece.count * element_);
-        else interleave_any(sources.data(), ways, piece.count, element_, to);
-        to += out_stride;
-        for (size_t w = 0; w < ways; ++w) sources[w] += input_channels_[piece.sources[w].first] * element_;
+      if (ways == 1) {
+        for (size_t r = 0; r < rows; ++r)
+          std::memcpy(to + r * out_stride, sources[0] + r * strides[0], piece.count * element_);
+      } else {
+        interleave_rows_portable(sources.data(), strides.data(), ways, rows, piece.count, element_, to, out_stride);
       }
     }
   }
