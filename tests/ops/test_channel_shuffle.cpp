@@ -32,10 +32,12 @@ class ShuffleGraph {
 
   void input(const std::string& name, Shape shape) {
     const int64_t count = numel(shape);
-    HostArray data{.dtype = dtype_, .shape = shape, .data = ConstData::allocate(static_cast<size_t>(count) * dtype_size(dtype_))};
+    HostArray data{
+        .dtype = dtype_, .shape = shape, .data = ConstData::allocate(static_cast<size_t>(count) * dtype_size(dtype_))};
     std::uniform_int_distribution<int> values(-128, 127);
     for (int64_t i = 0; i < count; ++i) {
-      if (dtype_ == DType::i8) reinterpret_cast<int8_t*>(data.data.mutable_data())[i] = static_cast<int8_t>(values(rng_));
+      if (dtype_ == DType::i8)
+        reinterpret_cast<int8_t*>(data.data.mutable_data())[i] = static_cast<int8_t>(values(rng_));
       else reinterpret_cast<float*>(data.data.mutable_data())[i] = static_cast<float>(values(rng_)) / 16;
     }
     add(name);
@@ -46,13 +48,15 @@ class ShuffleGraph {
 
   void node(const std::string& op, std::vector<std::string> inputs, const std::string& y, Attributes attrs = {}) {
     add(y);
-    built_.graph.nodes.push_back({.name = y + "_" + op, .op = op, .inputs = std::move(inputs), .outputs = {y}, .attrs = std::move(attrs)});
+    built_.graph.nodes.push_back(
+        {.name = y + "_" + op, .op = op, .inputs = std::move(inputs), .outputs = {y}, .attrs = std::move(attrs)});
   }
 
   // y = ShuffleNet's channel_shuffle(concat(inputs), groups) of [n, c, h, w].
   void shuffle(const std::vector<std::string>& inputs, const std::string& y, Ints nchw, int64_t groups) {
     node("concat", inputs, y + "_cat", {{"axis", int64_t{1}}});
-    node("reshape", {y + "_cat"}, y + "_grouped", {{"shape", Ints{nchw[0], groups, nchw[1] / groups, nchw[2], nchw[3]}}});
+    node("reshape", {y + "_cat"}, y + "_grouped",
+         {{"shape", Ints{nchw[0], groups, nchw[1] / groups, nchw[2], nchw[3]}}});
     node("transpose", {y + "_grouped"}, y + "_swapped", {{"perm", Ints{0, 2, 1, 3, 4}}});
     node("reshape", {y + "_swapped"}, y, {{"shape", nchw}});
   }
@@ -131,7 +135,8 @@ std::vector<ShuffleCase> shuffle_cases() {
     g.slice("s", "y", {-13}, {100}, {1});
     g.output("x");
     g.output("y");
-    cases.push_back({"int8, 3 inputs, 3 groups, slices [0, 5) and [5, 18)", g.finish(),
+    cases.push_back({"int8, 3 inputs, 3 groups, slices [0, 5) and [5, 18)",
+                     g.finish(),
                      {"s_grouped_reshape", "s_swapped_transpose", "s_reshape", "x_slice", "y_slice"}});
   }
   {  // 4 groups; the shuffled tensor has a reader other than a slice: stored whole, float32.
@@ -143,7 +148,8 @@ std::vector<ShuffleCase> shuffle_cases() {
     g.node("relu", {"s"}, "r");
     g.output("x");
     g.output("r");
-    cases.push_back({"float32, 4 groups, shuffled tensor read by a slice and a relu", g.finish(),
+    cases.push_back({"float32, 4 groups, shuffled tensor read by a slice and a relu",
+                     g.finish(),
                      {"s_grouped_reshape", "s_swapped_transpose", "s_reshape"}});
   }
   {  // One group: the shuffle is the identity; the shuffled tensor is a graph output (stored whole).
@@ -152,7 +158,8 @@ std::vector<ShuffleCase> shuffle_cases() {
     g.input("b", {1, 6, 5, 5});
     g.shuffle({"a", "b"}, "s", {1, 9, 5, 5}, 1);
     g.output("s");
-    cases.push_back({"float32, 1 group, shuffled tensor a graph output", g.finish(),
+    cases.push_back({"float32, 1 group, shuffled tensor a graph output",
+                     g.finish(),
                      {"s_grouped_reshape", "s_swapped_transpose", "s_reshape"}});
   }
   {  // Slices the fusion does not take (step 2; a spatial crop): only the shuffle is fused.
@@ -164,7 +171,8 @@ std::vector<ShuffleCase> shuffle_cases() {
     g.slice("s", "y", {1}, {3}, {2});
     g.output("x");
     g.output("y");
-    cases.push_back({"int8, slices with a step and a spatial crop", g.finish(),
+    cases.push_back({"int8, slices with a step and a spatial crop",
+                     g.finish(),
                      {"s_grouped_reshape", "s_swapped_transpose", "s_reshape"}});
   }
   {  // Not fusable: the concat's output has a second reader.
@@ -187,7 +195,8 @@ std::vector<ShuffleCase> shuffle_cases() {
     g.plain_output("s");
     g.output("lo");
     g.output("hi");
-    cases.push_back({"int8 unit, shuffled tensor also a graph output", g.finish(),
+    cases.push_back({"int8 unit, shuffled tensor also a graph output",
+                     g.finish(),
                      {"s_grouped_reshape", "s_swapped_transpose", "s_reshape"}});
   }
   {  // Not fusable: the transpose also swaps H and W (of equal size: the shapes match).
@@ -242,7 +251,8 @@ TEST_CASE("concat + channel shuffle + channel slices: cpu matches the reference,
       INFO(variant.name);
       const std::vector<HostArray> actual = run_case(*cpu, c.built, variant.options);
       for (size_t o = 0; o < expected.size(); ++o)
-        if (auto mismatch = first_mismatch(actual[o], expected[o], 0, 0)) FAIL_CHECK("output " << o << ": " << *mismatch);
+        if (auto mismatch = first_mismatch(actual[o], expected[o], 0, 0))
+          FAIL_CHECK("output " << o << ": " << *mismatch);
       ++compared;
       std::set<std::string> fused;
       for (const std::string& name : stepless_nodes(c.built.graph, variant.options))

@@ -70,8 +70,8 @@ std::vector<InterleavePiece> pieces_of(const std::vector<size_t>& input_channels
 // portable loop, with the ways and the element type known to the compiler so that it vectorizes the
 // interleaving (ShuffleNet's two ways, 1- or 4-byte elements).
 template <typename T, size_t W>
-void interleave_rows(const std::byte* const* sources, const size_t* strides, size_t rows, size_t count,
-                     std::byte* out, size_t out_stride) {
+void interleave_rows(const std::byte* const* sources, const size_t* strides, size_t rows, size_t count, std::byte* out,
+                     size_t out_stride) {
   for (size_t r = 0; r < rows; ++r) {
     const T* from[W];
     for (size_t w = 0; w < W; ++w) from[w] = reinterpret_cast<const T*>(sources[w] + r * strides[w]);
@@ -82,8 +82,8 @@ void interleave_rows(const std::byte* const* sources, const size_t* strides, siz
 }
 
 // Any number of ways and element size, a load per element.
-void interleave_rows_any(const std::byte* const* sources, const size_t* strides, size_t ways, size_t rows,
-                         size_t count, size_t element, std::byte* out, size_t out_stride) {
+void interleave_rows_any(const std::byte* const* sources, const size_t* strides, size_t ways, size_t rows, size_t count,
+                         size_t element, std::byte* out, size_t out_stride) {
   for (size_t r = 0; r < rows; ++r)
     for (size_t w = 0; w < ways; ++w)
       for (size_t k = 0; k < count; ++k)
@@ -92,8 +92,8 @@ void interleave_rows_any(const std::byte* const* sources, const size_t* strides,
 }
 
 template <typename T>
-void interleave_rows_of(const std::byte* const* sources, const size_t* strides, size_t ways, size_t rows,
-                        size_t count, std::byte* out, size_t out_stride) {
+void interleave_rows_of(const std::byte* const* sources, const size_t* strides, size_t ways, size_t rows, size_t count,
+                        std::byte* out, size_t out_stride) {
   switch (ways) {
     case 2: return interleave_rows<T, 2>(sources, strides, rows, count, out, out_stride);
     case 3: return interleave_rows<T, 3>(sources, strides, rows, count, out, out_stride);
