@@ -6,10 +6,11 @@
 // concat's step does all of it: the reshapes, the transpose and the slices plan no step (profiles
 // show them with no time). Anything else plans node by node as before, and so does every model
 // with PlanOptions::conv_fusion off (MT_CPU_CONV_FUSION=0).
+#include <algorithm>
+
 #include "kernels/cpu/engines/channel_shuffle.h"
 #include "kernels/cpu/ops/ops.h"
 #include "kernels/cpu/plan/op_util.h"
-#include "lib/ops/int8_params.h"
 #include "lib/ops/slice_params.h"
 
 namespace mt::cpu {
@@ -58,16 +59,11 @@ bool plan_concat_shuffle(NodeContext& c) {
   if (!merge) return false;
   const std::string& shuffled = graph.nodes[*merge].outputs[0];
   if (graph.tensor(shuffled).shape != shape) return false;
-  // int8: one set of quantization parameters throughout (the concat copies, nothing is requantized).
-  std::vector<std::string> chain{grouped, graph.nodes[*swap].outputs[0], shuffled};
-  for (size_t i = 0; i < c.num_inputs(); ++i) chain.push_back(c.node().inputs[i]);
-
   // The readers of the shuffled tensor: all slices of channel ranges, or it is stored whole.
   std::vector<size_t> slices;
   std::vector<std::pair<size_t, size_t>> ranges;
   const bool output = std::find(graph.outputs.begin(), graph.outputs.end(), shuffled) != graph.outputs.end();
-  const std::vector<size_t>& readers = c.consumers_of(shuffled);
-  for (size_t reader : readers) {
+  for (size_t reader : c.consumers_of(shuffled)) {
     const Node& node = graph.nodes[reader];
     std::optional<std::pair<size_t, size_t>> range;
     if (node.op == "slice" && node.inputs[0] == shuffled && !check_slice(graph, node))
@@ -79,11 +75,13 @@ bool plan_concat_shuffle(NodeContext& c) {
     }
     slices.push_back(reader);
     ranges.push_back(*range);
-    chain.push_back(node.outputs[0]);
   }
-  if (concat.dtype == DType::i8)
-    for (const std::string& name : chain)
-      if (int8_params(graph.tensor(name)) != int8_params(concat)) return false;
+  // The same quantization (or none) throughout: the concat only copies, nothing is requantized.
+  std::vector<std::string> chain{grouped, graph.nodes[*swap].outputs[0], shuffled};
+  for (size_t i = 0; i < c.num_inputs(); ++i) chain.push_back(c.node().inputs[i]);
+  for (size_t slice : slices) chain.push_back(graph.nodes[slice].outputs[0]);
+  for (const std::string& name : chain)
+    if (graph.tensor(name).quant != concat.quant) return false;
   if (ranges.empty()) ranges.push_back({0, static_cast<size_t>(shape[1])});
 
   std::vector<Value> values;
