@@ -29,7 +29,9 @@ Blocks blocks_of(const Shape& physical, int axis, size_t element_size) {
 
 std::optional<std::string> check_concat(const Graph&, const Node&) { return std::nullopt; }
 
-void plan_concat(NodeContext& c) { plan_concat_blocks(c, {}); }
+void plan_concat(NodeContext& c) {
+  if (!plan_concat_shuffle(c)) plan_concat_blocks(c, {});
+}
 
 void plan_concat_blocks(NodeContext& c, const ConcatCopy& copy) {
   const Value first = c.input(0);

@@ -125,6 +125,9 @@ BroadcastOperands plan_broadcast_operands(NodeContext& context);
 // output) are copied by copy(input index, destination, source, bytes); an empty copy is memcpy.
 using ConcatCopy = std::function<void(size_t, std::byte*, const std::byte*, size_t)>;
 void plan_concat_blocks(NodeContext& context, const ConcatCopy& copy);
+// channel_shuffle.cpp: plans a channel concat with the channel shuffle after it (and the channel
+// slices after that) as one step, if the graph has that pattern; false (nothing planned) otherwise.
+bool plan_concat_shuffle(NodeContext& context);
 
 // reduce.cpp, shared with the global pools: reduces logical `axes` of input 0 into output 0.
 enum class ReduceKind;

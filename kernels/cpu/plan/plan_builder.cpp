@@ -180,6 +180,12 @@ std::optional<size_t> PlanBuilder::sole_consumer(const std::string& tensor) cons
   return it->second[0];  // listed once per read: add(t, t) lists its node twice
 }
 
+const std::vector<size_t>& PlanBuilder::consumers(const std::string& tensor) const {
+  static const std::vector<size_t> none;
+  const auto it = consumers_.find(tensor);
+  return it == consumers_.end() ? none : it->second;
+}
+
 bool PlanBuilder::computed(const std::string& tensor) const {
   return values_.count(tensor) != 0 || graph.tensor(tensor).is_constant();
 }

@@ -121,6 +121,8 @@ class PlanBuilder {
   void fuse(size_t consumer) { fused_.at(consumer) = true; }
   // The node that alone reads `tensor`, once, if it is not a graph output; else nullopt.
   std::optional<size_t> sole_consumer(const std::string& tensor) const;
+  // Every node that reads `tensor`, once per read.
+  const std::vector<size_t>& consumers(const std::string& tensor) const;
   // Whether steps planned now can read `tensor`: a graph input, a constant, or computed by the steps
   // planned so far (which may come from a node later in the graph that was fused into an earlier one).
   bool computed(const std::string& tensor) const;
@@ -201,6 +203,8 @@ class NodeContext {
   Value fused_output(size_t consumer, size_t i, const Layout& layout);
   // The node that alone reads `tensor`, once, if it is not a graph output (chains of fusions).
   std::optional<size_t> sole_consumer_of(const std::string& tensor) const { return builder_.sole_consumer(tensor); }
+  // Every node that reads `tensor`, once per read (a graph output may have none).
+  const std::vector<size_t>& consumers_of(const std::string& tensor) const { return builder_.consumers(tensor); }
   // Marks `consumer` planned by this node without storing its outputs: their only reader is fused too.
   void fuse_through(size_t consumer) { builder_.fuse(consumer); }
   // Output i is `source`'s bytes seen with the output's shape and `layout` (no step, no copy).
