@@ -135,6 +135,24 @@ void add_int8_cases(CaseTable& t) {
                        .attrs = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}},
                                  {"dilations", Ints{1, 1}}},
                        .output_quant = {per_tensor(0.05f, 3)}});
+  // The AVX512 max pool (int8_pool_vnni.cpp): blocks of 64 channels and a tail, two images,
+  // dilation, ceil_mode windows hanging past the image, asymmetric pads, and one large enough
+  // (24 KiB of output) to be split between two threads.
+  t.add("max_pool2d", {.name = "int8 2x2 s2 dilation 2 ceil_mode, 2 images of 70 channels",
+                       .inputs = {int8_input({2, 70, 9, 8}, 0.05f, -7)},
+                       .attrs = {{"kernel_shape", Ints{2, 2}},
+                                 {"strides", Ints{2, 2}},
+                                 {"pads", Ints{0, 1, 1, 0}},
+                                 {"dilations", Ints{2, 2}},
+                                 {"ceil_mode", int64_t{1}}},
+                       .output_quant = {per_tensor(0.05f, -7)}});
+  t.add("max_pool2d", {.name = "int8 3x3 s2 pads 1, 24x64x64 (split across threads)",
+                       .inputs = {int8_input({1, 24, 64, 64}, 0.05f, 3)},
+                       .attrs = {{"kernel_shape", Ints{3, 3}},
+                                 {"strides", Ints{2, 2}},
+                                 {"pads", Ints{1, 1, 1, 1}},
+                                 {"dilations", Ints{1, 1}}},
+                       .output_quant = {per_tensor(0.05f, 3)}});
   t.add("avg_pool2d", {.name = "int8 3x3 s2 pads 1, count_include_pad 0",
                        .inputs = {int8_input({1, 5, 9, 9}, 0.05f, 3)},
                        .attrs = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}},

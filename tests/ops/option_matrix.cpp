@@ -122,8 +122,8 @@ PrepackOptions packed_in(const std::string& precision) {
 // packed_gemm: one-group convs and Winograd's GEMMs; int8_vnni: int8 convs, linear layers, mul,
 // global average pooling and the int8 hardswish/silu/hardsigmoid and concat tables; XNNPACK's fully-connected
 // operator is tiled differently from its convolution one, so linear is run again too.
-const std::set<std::string, std::less<>> kOwnCpuKernelOps = {"conv2d",      "linear", "hardswish",       "silu",
-                                                             "hardsigmoid", "mul",    "global_avg_pool", "concat"};
+const std::set<std::string, std::less<>> kOwnCpuKernelOps = {
+    "conv2d", "linear", "hardswish", "silu", "hardsigmoid", "mul", "concat", "global_avg_pool", "max_pool2d"};
 // Winograd takes 3x3 stride-1 conv2d only (tests/ops/cases_conv.cpp has cases large enough); our
 // depthwise kernel takes conv2d's depthwise 3x3 and 5x5 ones, our stem kernel those of 1 to 4 input
 // channels.

@@ -168,6 +168,7 @@ std::optional<std::string> check_max_pool2d_int8(const Graph& graph, const Node&
 }
 
 void plan_max_pool2d_int8(NodeContext& c) {
+  if (c.int8_vnni()) return plan_max_pool2d_int8_vnni(c);
   const Node& node = c.node();
   const Shape& xs = c.input_info(0).shape;
   const Shape& ys = c.output_info(0).shape;

@@ -51,6 +51,7 @@ void plan_linear_int8_vnni(NodeContext& context);
 // of 16 values or more (squeeze-excitation's per-channel scale); false leaves it to XNNPACK.
 bool plan_mul_int8_vnni(NodeContext& context);
 void plan_global_avg_pool_int8_vnni(NodeContext& context);
+void plan_max_pool2d_int8_vnni(NodeContext& context);
 
 // The 256-entry table (the output for input q at q + 128) of an int8 hardswish, silu or hardsigmoid
 // node that the cpu backend runs, or nullopt for any other node (ops_int8_elementwise.cpp). The VNNI
