@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ThreadSanitizer stage: the concurrency tests (tests/unit/concurrency: one model, one plan per
+# ThreadSanitizer stage: the concurrency tests (tests/unit/concurrency: the cpu plan's thread pool; one model, one plan per
 # thread on several threads, on the reference backend, the cpu backend at 1 and 2 threads per plan,
 # and the vulkan backend on Mesa's lavapipe) built with clang -fsanitize=thread in build-tsan, only
 # the targets that test needs. Any data race or lock-order report fails it. Suppressions
