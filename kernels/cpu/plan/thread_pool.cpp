@@ -69,8 +69,16 @@ void ThreadPool::run(Task task, void* context, size_t count) {
   }
   unfinished_.store(threads_ - 1, std::memory_order_relaxed);
   publish((generation_.load(std::memory_order_relaxed) | 1u) + 1u);  // the next even value
-  work(0);
-  while (unfinished_.load(std::memory_order_acquire) != 0) cpu_relax();
+  auto join = [this] {
+    while (unfinished_.load(std::memory_order_acquire) != 0) cpu_relax();
+  };
+  try {
+    work(0);
+  } catch (...) {
+    join();  // the workers still use the task and its context: let them finish first
+    throw;
+  }
+  join();
 }
 
 void ThreadPool::work(size_t thread) {
