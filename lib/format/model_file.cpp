@@ -317,8 +317,22 @@ void DataCheck::start(std::shared_ptr<const void> owner, const std::byte* data, 
   owner_ = std::move(owner);
   source_ = std::move(source);
   mismatch_ = false;
-  auto verify = [this, data, size, expected, algorithm] { mismatch_ = checksum(data, size, algorithm) != expected; };
-  if (size < kDataCheckThreadMinBytes) return verify();
+  data_ = data;
+  size_ = size;
+  verified_.store(0, std::memory_order_relaxed);
+  if (size < kDataCheckThreadMinBytes) {
+    mismatch_ = checksum(data, size, algorithm) != expected;
+    return;
+  }
+  // In chunks, telling wait() how far it has come.
+  auto verify = [this, data, size, expected, algorithm] {
+    Checksum sum(algorithm);
+    for (size_t at = 0; at < size; at += kChunk) {
+      sum.update(data + at, std::min(kChunk, size - at));
+      verified_.store(at + kChunk, std::memory_order_relaxed);
+    }
+    mismatch_ = sum.finish() != expected;
+  };
   try {
     thread_ = std::thread([verify, first] {
       if (first != nullptr) first();
@@ -330,9 +344,24 @@ void DataCheck::start(std::shared_ptr<const void> owner, const std::byte* data, 
 }
 
 void DataCheck::wait() {
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    touch_unverified_tail();
+    thread_.join();
+  }
   owner_.reset();
   if (mismatch_) invalid_input("{}: {}", source_, kDataMismatch);
+}
+
+// Most of the checksum thread's time on a fresh memory map goes to the page faults that map the file
+// (0.9 of 1.35 ms for MobileNetV2's 13.5 MB), not to the sums. The waiting caller takes those over for
+// the pages the thread has not reached, from the end backwards, until the two meet: a read of one byte
+// a page maps it (and the kernel maps its neighbours with it), so the thread then only sums them.
+void DataCheck::touch_unverified_tail() const {
+  constexpr size_t kPage = 4096;
+  for (size_t at = size_ & ~(kPage - 1); at >= kPage; at -= kPage) {
+    if (at < verified_.load(std::memory_order_relaxed) + 2 * kChunk) return;  // the thread is there
+    (void)*reinterpret_cast<const volatile std::byte*>(data_ + at - kPage);
+  }
 }
 
 Graph decode_model(const InputBytes& input) {
