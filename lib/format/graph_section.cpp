@@ -100,12 +100,13 @@ class Checker {
     return result;
   }
 
-  int64_t integer(const json& value, const std::string& where) const {
+  // `what` follows `where` in the message (" shape"): joined only on failure.
+  int64_t integer(const json& value, const std::string& where, const char* what = "") const {
     if (value.is_number_unsigned()) {
-      if (value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) bad("{}: integer out of range", where);
+      if (value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) bad("{}{}: integer out of range", where, what);
       return static_cast<int64_t>(value.get<uint64_t>());
     }
-    if (!value.is_number_integer()) bad("{}: expected an integer, got {}", where, value.type_name());
+    if (!value.is_number_integer()) bad("{}{}: expected an integer, got {}", where, what, value.type_name());
     return value.get<int64_t>();
   }
 
@@ -120,7 +121,7 @@ class Checker {
     if (!dtype) bad("{}: unknown dtype '{}'", where, dtype_text);
     info.dtype = *dtype;
     for (const auto& dim : field(t.shape, "shape", json::value_t::array, where)) {
-      const int64_t d = integer(dim, where + " shape");
+      const int64_t d = integer(dim, where, " shape");
       if (d < 0) bad("{}: negative dimension {}", where, d);
       info.shape.push_back(d);
     }
@@ -135,8 +136,8 @@ class Checker {
     const bool has_offset = !t.offset.is_discarded(), has_size = !t.size.is_discarded();
     if (has_offset != has_size) bad("{}: 'offset' and 'size' must appear together", where);
     if (has_offset) {
-      const int64_t offset = integer(t.offset, where + " offset");
-      const int64_t size = integer(t.size, where + " size");
+      const int64_t offset = integer(t.offset, where, " offset");
+      const int64_t size = integer(t.size, where, " size");
       // The size follows from dtype, shape and layout (a vulkan layout pads channels, may be fp16).
       uint64_t expected = 0;
       try {
@@ -168,7 +169,7 @@ class Checker {
       if (params.axis < 0 || static_cast<size_t>(params.axis) >= info.shape.size())
         bad("{}: a quant table needs a per-channel axis, got {}", where, params.axis);
       const auto n = static_cast<uint64_t>(info.shape[static_cast<size_t>(params.axis)]);
-      const int64_t offset = integer(q.table_offset, where + " quant table_offset");
+      const int64_t offset = integer(q.table_offset, where, " quant table_offset");
       if (offset < 0 || offset % static_cast<int64_t>(kDataAlignment) != 0)
         bad("{}: quant table offset {} is not {}-byte aligned", where, offset, kDataAlignment);
       if (static_cast<uint64_t>(offset) > data_.size || n > (data_.size - static_cast<uint64_t>(offset)) / 8)
@@ -188,7 +189,7 @@ class Checker {
         scales.push_back(s.get<double>());
       }
       for (const auto& z : field(q.zero_points, "zero_points", json::value_t::array, where + " quant"))
-        zero_points.push_back(integer(z, where + " zero point"));
+        zero_points.push_back(integer(z, where, " zero point"));
     }
     for (double scale : scales) {
       if (!(scale > 0) || !std::isfinite(scale)) bad("{}: quant scale {} must be positive and finite", where, scale);
