@@ -9,6 +9,8 @@
 #include "lib/core/error.h"
 #include "lib/core/version.h"
 #include "lib/format/checksum.h"
+#include "lib/format/graph_section.h"
+#include "lib/format/little_endian.h"
 #include "lib/ir/stored_layout.h"
 #include "lib/ops/registry.h"
 #include "mt/version.h"
@@ -19,7 +21,6 @@ namespace {
 using nlohmann::json;
 
 constexpr char kMagic[8] = {'\x89', 'M', 'T', 'M', '\r', '\n', '\x1a', '\n'};
-constexpr int kMaxJsonDepth = 32;
 constexpr const char* kDataMismatch = "data section checksum mismatch (file corrupted)";
 
 // Field offsets inside the 128-byte header; all integers little-endian.
@@ -34,34 +35,23 @@ struct Header {
 constexpr size_t kHeaderChecksumAt = 88;  // checksum of bytes [0, 88) stored here
 constexpr size_t kHeaderReservedAt = 96;  // zero up to kHeaderSize
 
-template <typename T>
-void put(std::byte* at, T value) {
-  for (size_t i = 0; i < sizeof(T); ++i) at[i] = static_cast<std::byte>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff);
-}
-template <typename T>
-T get(const std::byte* at) {
-  uint64_t value = 0;
-  for (size_t i = sizeof(T); i-- > 0;) value = (value << 8) | static_cast<uint64_t>(at[i]);
-  return static_cast<T>(value);
-}
-
 std::array<std::byte, kHeaderSize> encode_header(const Header& h) {
   std::array<std::byte, kHeaderSize> bytes{};
   std::memcpy(bytes.data(), kMagic, 8);
-  put<uint32_t>(&bytes[8], h.format_version);
-  put<uint32_t>(&bytes[12], h.header_size);
-  put<uint16_t>(&bytes[16], h.writer_major);
-  put<uint16_t>(&bytes[18], h.writer_minor);
-  put<uint16_t>(&bytes[20], h.writer_patch);
-  put<uint16_t>(&bytes[22], h.flags);
-  put<uint64_t>(&bytes[24], h.graph_offset);
-  put<uint64_t>(&bytes[32], h.graph_size);
-  put<uint64_t>(&bytes[40], h.data_offset);
-  put<uint64_t>(&bytes[48], h.data_size);
-  put<uint64_t>(&bytes[56], h.graph_checksum);
-  put<uint64_t>(&bytes[64], h.data_checksum);
-  put<uint64_t>(&bytes[72], h.file_size);
-  put<uint64_t>(&bytes[kHeaderChecksumAt], checksum(bytes.data(), kHeaderChecksumAt));
+  put_le<uint32_t>(&bytes[8], h.format_version);
+  put_le<uint32_t>(&bytes[12], h.header_size);
+  put_le<uint16_t>(&bytes[16], h.writer_major);
+  put_le<uint16_t>(&bytes[18], h.writer_minor);
+  put_le<uint16_t>(&bytes[20], h.writer_patch);
+  put_le<uint16_t>(&bytes[22], h.flags);
+  put_le<uint64_t>(&bytes[24], h.graph_offset);
+  put_le<uint64_t>(&bytes[32], h.graph_size);
+  put_le<uint64_t>(&bytes[40], h.data_offset);
+  put_le<uint64_t>(&bytes[48], h.data_size);
+  put_le<uint64_t>(&bytes[56], h.graph_checksum);
+  put_le<uint64_t>(&bytes[64], h.data_checksum);
+  put_le<uint64_t>(&bytes[72], h.file_size);
+  put_le<uint64_t>(&bytes[kHeaderChecksumAt], checksum(bytes.data(), kHeaderChecksumAt));
   return bytes;
 }
 
@@ -112,8 +102,8 @@ std::vector<std::byte> quant_table(const QuantParams& q) {
   for (size_t i = 0; i < n; ++i) {
     uint32_t bits;
     std::memcpy(&bits, &q.scales[i], 4);
-    put<uint32_t>(&bytes[4 * i], bits);
-    put<uint32_t>(&bytes[4 * (n + i)], static_cast<uint32_t>(q.zero_points[i]));
+    put_le<uint32_t>(&bytes[4 * i], bits);
+    put_le<uint32_t>(&bytes[4 * (n + i)], static_cast<uint32_t>(q.zero_points[i]));
   }
   return bytes;
 }
@@ -244,19 +234,8 @@ class Reader {
   Graph decode() {
     const Header h = read_header();
     const char* text = reinterpret_cast<const char*>(input_.data + h.graph_offset);
-    check_json_depth(text, h.graph_size);
-    json doc = json::parse(text, text + h.graph_size, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded() || !doc.is_object()) bad("graph section is not valid JSON");
-    Graph graph;
-    const std::byte* data = input_.data + h.data_offset;
-    read_tensors(field(doc, "tensors", json::value_t::array, "graph"), graph, data, h.data_size);
-    graph.inputs = string_list(field(doc, "inputs", json::value_t::array, "graph"), "graph inputs");
-    graph.outputs = string_list(field(doc, "outputs", json::value_t::array, "graph"), "graph outputs");
-    read_nodes(field(doc, "nodes", json::value_t::array, "graph"), graph);
-    if (auto it = doc.find("metadata"); it != doc.end()) {
-      if (!it->is_object()) bad("'metadata' must be an object");
-      graph.metadata = *it;
-    }
+    const DataSection data{.owner = input_.owner, .bytes = input_.data + h.data_offset, .size = h.data_size};
+    Graph graph = decode_graph_section(text, h.graph_size, data, input_.source);
     try {
       graph.validate();
     } catch (const Error& e) {
@@ -278,12 +257,12 @@ class Reader {
     if (size < kHeaderSize) bad("truncated: {} bytes, shorter than the {}-byte header", size, kHeaderSize);
     const std::byte* p = input_.data;
     Header h;
-    h.format_version = get<uint32_t>(p + 8);
-    h.header_size = get<uint32_t>(p + 12);
-    h.writer_major = get<uint16_t>(p + 16);
-    h.writer_minor = get<uint16_t>(p + 18);
-    h.writer_patch = get<uint16_t>(p + 20);
-    h.flags = get<uint16_t>(p + 22);
+    h.format_version = get_le<uint32_t>(p + 8);
+    h.header_size = get_le<uint32_t>(p + 12);
+    h.writer_major = get_le<uint16_t>(p + 16);
+    h.writer_minor = get_le<uint16_t>(p + 18);
+    h.writer_patch = get_le<uint16_t>(p + 20);
+    h.flags = get_le<uint16_t>(p + 22);
     if (h.format_version > kFormatVersion)
       bad("written by mt-{}.{}.{} (format {}), this is mt-{} (format {}): upgrade mt to read it", h.writer_major,
           h.writer_minor, h.writer_patch, h.format_version, version_string(), kFormatVersion);
@@ -291,17 +270,17 @@ class Reader {
     // Formats 1 to 3 are sealed with the older checksum; a corrupted version field picks the wrong
     // algorithm, whose header checksum then does not match either.
     const ChecksumAlgorithm algorithm = checksum_algorithm_for(h.format_version);
-    if (get<uint64_t>(p + kHeaderChecksumAt) != checksum(p, kHeaderChecksumAt, algorithm))
+    if (get_le<uint64_t>(p + kHeaderChecksumAt) != checksum(p, kHeaderChecksumAt, algorithm))
       bad("header checksum mismatch (file corrupted)");
     if (h.header_size != kHeaderSize) bad("header size {} is not {}", h.header_size, kHeaderSize);
     if (h.flags != 0) bad("unknown header flags 0x{:x}", h.flags);
-    h.graph_offset = get<uint64_t>(p + 24);
-    h.graph_size = get<uint64_t>(p + 32);
-    h.data_offset = get<uint64_t>(p + 40);
-    h.data_size = get<uint64_t>(p + 48);
-    h.graph_checksum = get<uint64_t>(p + 56);
-    h.data_checksum = get<uint64_t>(p + 64);
-    h.file_size = get<uint64_t>(p + 72);
+    h.graph_offset = get_le<uint64_t>(p + 24);
+    h.graph_size = get_le<uint64_t>(p + 32);
+    h.data_offset = get_le<uint64_t>(p + 40);
+    h.data_size = get_le<uint64_t>(p + 48);
+    h.graph_checksum = get_le<uint64_t>(p + 56);
+    h.data_checksum = get_le<uint64_t>(p + 64);
+    h.file_size = get_le<uint64_t>(p + 72);
     if (h.file_size > size) bad("truncated: header says {} bytes, file has {}", h.file_size, size);
     if (h.file_size < size) bad("header says {} bytes, file has {} (trailing data)", h.file_size, size);
     if (h.graph_offset != kHeaderSize) bad("graph section offset {} is not {}", h.graph_offset, kHeaderSize);
@@ -322,215 +301,6 @@ class Reader {
     return h;
   }
 
-  // Rejects deeply nested JSON before parsing, so hostile input cannot exhaust the stack.
-  void check_json_depth(const char* text, size_t size) const {
-    int depth = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < size; ++i) {
-      const char c = text[i];
-      if (in_string) {
-        if (c == '\\') ++i;
-        else if (c == '"') in_string = false;
-      } else if (c == '"') {
-        in_string = true;
-      } else if (c == '{' || c == '[') {
-        if (++depth > kMaxJsonDepth) bad("graph section nests deeper than {} levels", kMaxJsonDepth);
-      } else if (c == '}' || c == ']') {
-        --depth;
-      }
-    }
-  }
-
-  const json& field(const json& object, const char* key, json::value_t type, const std::string& where) const {
-    auto it = object.find(key);
-    if (it == object.end()) bad("{}: missing '{}'", where, key);
-    const bool ok = type == json::value_t::number_integer ? it->is_number_integer() : it->type() == type;
-    if (!ok) bad("{}: '{}' has the wrong type ({})", where, key, it->type_name());
-    return *it;
-  }
-
-  std::vector<std::string> string_list(const json& list, const std::string& where) const {
-    std::vector<std::string> result;
-    for (const auto& item : list) {
-      if (!item.is_string()) bad("{}: expected a list of strings", where);
-      result.push_back(item.get<std::string>());
-    }
-    return result;
-  }
-
-  int64_t integer(const json& value, const std::string& where) const {
-    if (value.is_number_unsigned()) {
-      if (value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) bad("{}: integer out of range", where);
-      return static_cast<int64_t>(value.get<uint64_t>());
-    }
-    if (!value.is_number_integer()) bad("{}: expected an integer, got {}", where, value.type_name());
-    return value.get<int64_t>();
-  }
-
-  void read_tensors(const json& list, Graph& graph, const std::byte* data, uint64_t data_size) {
-    for (const auto& t : list) {
-      if (!t.is_object()) bad("tensors: expected objects");
-      TensorInfo info;
-      info.name = field(t, "name", json::value_t::string, "tensor").get<std::string>();
-      const std::string where = "tensor '" + info.name + "'";
-      if (info.name.empty()) bad("a tensor has an empty name");
-      if (graph.has_tensor(info.name)) bad("{} is defined twice", where);
-      const auto dtype_text = field(t, "dtype", json::value_t::string, where).get<std::string>();
-      auto dtype = dtype_from_name(dtype_text);
-      if (!dtype) bad("{}: unknown dtype '{}'", where, dtype_text);
-      info.dtype = *dtype;
-      for (const auto& dim : field(t, "shape", json::value_t::array, where)) {
-        const int64_t d = integer(dim, where + " shape");
-        if (d < 0) bad("{}: negative dimension {}", where, d);
-        info.shape.push_back(d);
-      }
-      if (info.shape.size() > 8) bad("{}: rank {} exceeds the maximum of 8", where, info.shape.size());
-      auto count = checked_numel(info.shape);
-      if (!count) bad("{}: shape {} is too large", where, shape_str(info.shape));
-      if (auto it = t.find("layout"); it != t.end()) {
-        if (!it->is_string()) bad("{}: 'layout' must be a string", where);
-        info.layout = it->get<std::string>();
-      }
-      if (auto it = t.find("quant"); it != t.end()) info.quant = read_quant(*it, info, where, data, data_size);
-      const bool has_offset = t.contains("offset"), has_size = t.contains("size");
-      if (has_offset != has_size) bad("{}: 'offset' and 'size' must appear together", where);
-      if (has_offset) {
-        const int64_t offset = integer(t["offset"], where + " offset");
-        const int64_t size = integer(t["size"], where + " size");
-        // The size follows from dtype, shape and layout (a vulkan layout pads channels, may be fp16).
-        uint64_t expected = 0;
-        try {
-          expected = stored_byte_size(info.dtype, info.shape, info.layout);
-        } catch (const Error& e) {
-          bad("{}: {}", where, e.what());
-        }
-        if (size < 0 || static_cast<uint64_t>(size) != expected)
-          bad("{}: {} bytes stored, but {} {}{} needs {}", where, size, dtype_text, shape_str(info.shape),
-              info.layout.empty() ? "" : fmt::format(" in layout '{}'", info.layout), expected);
-        if (offset < 0 || offset % static_cast<int64_t>(kDataAlignment) != 0)
-          bad("{}: data offset {} is not {}-byte aligned", where, offset, kDataAlignment);
-        if (static_cast<uint64_t>(offset) > data_size || expected > data_size - static_cast<uint64_t>(offset))
-          bad("{}: data ({} bytes at {}) lies outside the data section ({} bytes)", where, expected, offset, data_size);
-        info.data = ConstData(input_.owner, data + offset, static_cast<size_t>(expected));
-      }
-      graph.tensors.emplace(info.name, std::move(info));
-    }
-  }
-
-  QuantParams read_quant(const json& q, const TensorInfo& info, const std::string& where, const std::byte* data,
-                         uint64_t data_size) const {
-    if (!q.is_object()) bad("{}: 'quant' must be an object", where);
-    QuantParams params;
-    params.axis = static_cast<int>(integer(field(q, "axis", json::value_t::number_integer, where + " quant"), where));
-    std::vector<double> scales;
-    std::vector<int64_t> zero_points;
-    if (auto table = q.find("table_offset"); table != q.end()) {
-      // float32 scales[n], int32 zero_points[n]; n is the size of the axis (checked below first).
-      if (params.axis < 0 || static_cast<size_t>(params.axis) >= info.shape.size())
-        bad("{}: a quant table needs a per-channel axis, got {}", where, params.axis);
-      const auto n = static_cast<uint64_t>(info.shape[static_cast<size_t>(params.axis)]);
-      const int64_t offset = integer(*table, where + " quant table_offset");
-      if (offset < 0 || offset % static_cast<int64_t>(kDataAlignment) != 0)
-        bad("{}: quant table offset {} is not {}-byte aligned", where, offset, kDataAlignment);
-      if (static_cast<uint64_t>(offset) > data_size || n > (data_size - static_cast<uint64_t>(offset)) / 8)
-        bad("{}: quant table ({} channels at {}) lies outside the data section ({} bytes)", where, n, offset, data_size);
-      const std::byte* at = data + offset;
-      for (uint64_t i = 0; i < n; ++i) {
-        const uint32_t bits = get<uint32_t>(at + 4 * i);
-        float scale;
-        std::memcpy(&scale, &bits, 4);
-        scales.push_back(scale);
-        zero_points.push_back(static_cast<int32_t>(get<uint32_t>(at + 4 * (n + i))));
-      }
-    } else {
-      for (const auto& s : field(q, "scales", json::value_t::array, where + " quant")) {
-        if (!s.is_number()) bad("{}: quant scales must be numbers", where);
-        scales.push_back(s.get<double>());
-      }
-      for (const auto& z : field(q, "zero_points", json::value_t::array, where + " quant"))
-        zero_points.push_back(integer(z, where + " zero point"));
-    }
-    for (double scale : scales) {
-      if (!(scale > 0) || !std::isfinite(scale)) bad("{}: quant scale {} must be positive and finite", where, scale);
-      params.scales.push_back(static_cast<float>(scale));
-    }
-    for (int64_t zp : zero_points) {
-      if (zp < -128 || zp > 255) bad("{}: zero point {} is out of range", where, zp);
-      params.zero_points.push_back(static_cast<int32_t>(zp));
-    }
-    size_t expected = 1;
-    if (params.axis >= 0) {
-      if (static_cast<size_t>(params.axis) >= info.shape.size()) bad("{}: quant axis {} is out of range", where, params.axis);
-      expected = static_cast<size_t>(info.shape[static_cast<size_t>(params.axis)]);
-    } else if (params.axis != -1) {
-      bad("{}: quant axis {} is invalid", where, params.axis);
-    }
-    if (params.scales.size() != expected || params.zero_points.size() != expected)
-      bad("{}: {} scales and {} zero points, expected {}", where, params.scales.size(), params.zero_points.size(), expected);
-    return params;
-  }
-
-  Attribute read_attr(const json& value, const AttrSpec& spec, const std::string& where) const {
-    auto wrong = [&]() { bad("{}: attribute '{}' must be {}, got {}", where, spec.name, attr_type_name(spec.type), value.type_name()); };
-    switch (spec.type) {
-      case AttrType::integer:
-        if (!value.is_number_integer()) wrong();
-        return integer(value, where);
-      case AttrType::real:
-        if (!value.is_number()) wrong();
-        return value.get<double>();
-      case AttrType::string:
-        if (!value.is_string()) wrong();
-        return value.get<std::string>();
-      case AttrType::integers: {
-        if (!value.is_array()) wrong();
-        std::vector<int64_t> list;
-        for (const auto& item : value) {
-          if (!item.is_number_integer()) wrong();
-          list.push_back(integer(item, where));
-        }
-        return list;
-      }
-      case AttrType::reals: {
-        if (!value.is_array()) wrong();
-        std::vector<double> list;
-        for (const auto& item : value) {
-          if (!item.is_number()) wrong();
-          list.push_back(item.get<double>());
-        }
-        return list;
-      }
-    }
-    wrong();
-    return {};
-  }
-
-  void read_nodes(const json& list, Graph& graph) const {
-    if (list.size() > kMaxNodes) bad("{} nodes, more than the {} a model may have", list.size(), kMaxNodes);
-    for (const auto& n : list) {
-      if (!n.is_object()) bad("nodes: expected objects");
-      Node node;
-      node.name = field(n, "name", json::value_t::string, "node").get<std::string>();
-      const std::string where = "node '" + node.name + "'";
-      node.op = field(n, "op", json::value_t::string, where).get<std::string>();
-      const OpSchema* schema = find_op(node.op);
-      if (schema == nullptr)
-        fail(ExitCode::unsupported, "{}: {} uses op '{}', which this mt ({}) does not know (written by a newer mt?)",
-             input_.source, where, node.op, version_string());
-      node.inputs = string_list(field(n, "inputs", json::value_t::array, where), where + " inputs");
-      node.outputs = string_list(field(n, "outputs", json::value_t::array, where), where + " outputs");
-      if (auto it = n.find("attrs"); it != n.end()) {
-        if (!it->is_object()) bad("{}: 'attrs' must be an object", where);
-        for (const auto& [key, value] : it->items()) {
-          const AttrSpec* spec = schema->find_attr(key);
-          if (spec == nullptr) bad("{} ({}): unknown attribute '{}'", where, node.op, key);
-          node.attrs.emplace(key, read_attr(value, *spec, where));
-        }
-      }
-      graph.nodes.push_back(std::move(node));
-    }
-  }
-
   const InputBytes& input_;
   DataCheck& data_check_;
 };
@@ -547,8 +317,22 @@ void DataCheck::start(std::shared_ptr<const void> owner, const std::byte* data, 
   owner_ = std::move(owner);
   source_ = std::move(source);
   mismatch_ = false;
-  auto verify = [this, data, size, expected, algorithm] { mismatch_ = checksum(data, size, algorithm) != expected; };
-  if (size < kDataCheckThreadMinBytes) return verify();
+  data_ = data;
+  size_ = size;
+  verified_.store(0, std::memory_order_relaxed);
+  if (size < kDataCheckThreadMinBytes) {
+    mismatch_ = checksum(data, size, algorithm) != expected;
+    return;
+  }
+  // In chunks, telling wait() how far it has come.
+  auto verify = [this, data, size, expected, algorithm] {
+    Checksum sum(algorithm);
+    for (size_t at = 0; at < size; at += kChunk) {
+      sum.update(data + at, std::min(kChunk, size - at));
+      verified_.store(at + kChunk, std::memory_order_relaxed);
+    }
+    mismatch_ = sum.finish() != expected;
+  };
   try {
     thread_ = std::thread([verify, first] {
       if (first != nullptr) first();
@@ -560,9 +344,24 @@ void DataCheck::start(std::shared_ptr<const void> owner, const std::byte* data, 
 }
 
 void DataCheck::wait() {
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    touch_unverified_tail();
+    thread_.join();
+  }
   owner_.reset();
   if (mismatch_) invalid_input("{}: {}", source_, kDataMismatch);
+}
+
+// Most of the checksum thread's time on a fresh memory map goes to the page faults that map the file
+// (0.9 of 1.35 ms for MobileNetV2's 13.5 MB), not to the sums. The waiting caller takes those over for
+// the pages the thread has not reached, from the end backwards, until the two meet: a read of one byte
+// a page maps it (and the kernel maps its neighbours with it), so the thread then only sums them.
+void DataCheck::touch_unverified_tail() const {
+  constexpr size_t kPage = 4096;
+  for (size_t at = size_ & ~(kPage - 1); at >= kPage; at -= kPage) {
+    if (at < verified_.load(std::memory_order_relaxed) + 2 * kChunk) return;  // the thread is there
+    (void)*reinterpret_cast<const volatile std::byte*>(data_ + at - kPage);
+  }
 }
 
 Graph decode_model(const InputBytes& input) {

@@ -2,6 +2,7 @@
 // 64-byte aligned data section holding every constant tensor, used in place from a memory map.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,7 +51,8 @@ class DataCheck {
   DataCheck(const DataCheck&) = delete;
   DataCheck& operator=(const DataCheck&) = delete;
 
-  // Joins the check; throws Error(invalid_input) "SOURCE: data section checksum mismatch (file
+  // Joins the check, mapping the pages the thread has not reached yet meanwhile (its page faults are
+  // most of its time); throws Error(invalid_input) "SOURCE: data section checksum mismatch (file
   // corrupted)" where it failed. Also where nothing was started (a no-op).
   void wait();
 
@@ -74,10 +76,16 @@ class DataCheck {
              ChecksumAlgorithm algorithm, std::string source, void (*first)() = nullptr);
 
  private:
+  static constexpr size_t kChunk = size_t{256} << 10;  // bytes the thread sums between progress reports
+  void touch_unverified_tail() const;
+
   std::shared_ptr<const void> owner_;
   std::thread thread_;
   bool mismatch_ = false;  // written by the thread, read after join
   std::string source_;
+  const std::byte* data_ = nullptr;
+  size_t size_ = 0;
+  std::atomic<size_t> verified_ = 0;  // bytes the thread has summed
 };
 
 // decode_model that leaves the data section's checksum to `data_check` (started here, running while

@@ -102,7 +102,7 @@ if [[ -f "$work/mobilenet_v2.mt" ]]; then
   for tool in "mt-run --device cpu $work/mv2.avx512.mt --input $input" \
               "mt-bench --device cpu $work/mv2.avx512.mt --iterations 1 --warmup 0"; do
     # shellcheck disable=SC2086 # the words of $tool are its arguments
-    expect 4 "but the depthwise conv needs AVX-512F, which the target generic (MT_CPU_TARGET) excludes (and 51 more weights)" \
+    expect 4 "but the stem conv needs AVX-512F, which the target generic (MT_CPU_TARGET) excludes (and 52 more weights)" \
       env MT_CPU_TARGET=generic $tool
   done
   if grep -qw avx512f /proc/cpuinfo; then  # its float kernels need AVX-512F only

@@ -87,8 +87,9 @@ void add_conv_cases(CaseTable& t) {
       {.name = "depthwise 3x3 s1 p1 40 channels batch 2 fused relu6", .n = 2, .c = 40, .h = 6, .w = 21, .m = 40, .kh = 3, .kw = 3, .pads = {1, 1, 1, 1}, .group = 40, .clamp = std::pair{0.0, 6.0}},
       {.name = "depthwise 5x5 s2 asymmetric pads 24 channels", .n = 1, .c = 24, .h = 13, .w = 18, .m = 24, .kh = 5, .kw = 5, .strides = {2, 2}, .pads = {1, 2, 2, 1}, .group = 24},
       {.name = "depthwise 5x5 dilation 2 p4 20 channels", .n = 1, .c = 20, .h = 11, .w = 14, .m = 20, .kh = 5, .kw = 5, .pads = {4, 4, 4, 4}, .dilations = {2, 2}, .group = 20},
-      // 1 to 4 input channels, 48 to 64 output ones: on AVX-512 CPUs the cpu backend's stem kernel
+      // 1 to 4 input channels, 32 to 64 output ones: on AVX-512 CPUs the cpu backend's stem kernel
       // (stem_conv.h), reading the NCHW input as it is.
+      {.name = "stem 3x3 s2 p1 3->32 fused relu6", .n = 1, .c = 3, .h = 9, .w = 61, .m = 32, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .clamp = std::pair{0.0, 6.0}},
       {.name = "stem 3x3 s2 p1 3->64 batch 2 fused relu6", .n = 2, .c = 3, .h = 19, .w = 23, .m = 64, .kh = 3, .kw = 3, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .clamp = std::pair{0.0, 6.0}},
       {.name = "stem 7x7 s2 p3 asymmetric 4->48", .n = 1, .c = 4, .h = 16, .w = 18, .m = 48, .kh = 7, .kw = 7, .strides = {2, 2}, .pads = {3, 2, 3, 3}},
       // A dilated indirect GEMM whose outer taps lie in the padding for whole row blocks (left out).

@@ -1,6 +1,7 @@
 // The stem convolution of stem_conv.h. Work goes output row by output row; a row goes in groups of
-// R pixels (8 or 6: R x B sums, B = out_channels / 16 vectors each (2 to 4: the packing and kernel
-// take 17 to 64 channels; stem_conv_fits chooses 48 on), fill most of the 32 vector registers). Per tap (kernel row, kernel column, input channel) a group loads the tap's B weight
+// R pixels (14, 8 or 6 for B = 2, 3 or 4: R x B sums, B = out_channels / 16 vectors each (the packing
+// and kernel take 17 to 64 channels; stem_conv_fits chooses 32 on), fill most of the 32 vector
+// registers). Per tap (kernel row, kernel column, input channel) a group loads the tap's B weight
 // vectors and broadcasts each pixel's input value into B FMAs. Kernel rows outside the input are
 // skipped; in a group with a tap column outside the input (at the row's ends) those pixels read a
 // zero instead (their channel step is 0 on a zero), the others read the input directly.
@@ -32,12 +33,12 @@ bool stem_conv_supported() { return cpu_has_avx512f(); }
 
 // Where it pays, measured in whole networks (profiles, 1 thread): 64 output channels, 3 or 4
 // vectors of sums per broadcast input, win clearly (SqueezeNet's 3 -> 64 stem 0.30 -> 0.21 ms,
-// ResNet's 7x7 one 1.35 -> 1.02 ms against the gathered GEMM). With 32 or fewer XNNPACK's kernel for
-// 3 input channels (after its NHWC copy of the image) is as fast or faster inside a network
-// (MobileNetV2's stem 0.19 against 0.26 ms) though not alone (0.18 against 0.14 ms: there the image
-// stays in cache between runs; inside a network this kernel reads it cold), so those stay there.
+// ResNet's 7x7 one 1.35 -> 1.02 ms against the gathered GEMM). 32 channels win too since the image
+// is prefetched a row ahead (prefetch_next_row) and 14 pixels share each weight load: MobileNetV2's
+// 3 -> 32 stem 0.20 ms on XNNPACK, 0.14 ms here, and no indirection buffer of 113k pointers to fill
+// at planning (0.35 ms). Fewer than 32 (a partial second vector) were not measured: XNNPACK's.
 bool stem_conv_fits(size_t in_channels, size_t out_channels, size_t kernel_h, size_t kernel_w) {
-  return in_channels >= 1 && in_channels <= 4 && out_channels >= 48 && out_channels <= 64 && kernel_h <= 7 &&
+  return in_channels >= 1 && in_channels <= 4 && out_channels >= 32 && out_channels <= 64 && kernel_h <= 7 &&
          kernel_w <= 7;
 }
 
@@ -82,7 +83,7 @@ constexpr float kZero = 0.0f;
 
 // Pixels per group for B vectors of output channels.
 template <size_t B>
-constexpr size_t kPixels = B == 4 ? 6 : 8;
+constexpr size_t kPixels = B == 2 ? 14 : (B == 3 ? 8 : 6);
 
 // The output stage of output row oy's pixels [0, out_w), in place (just written: in L1).
 template <size_t B, Activation A, bool Residual>
@@ -97,6 +98,40 @@ __attribute__((target("avx512f"))) void finish_row(const Job& job, size_t n, siz
     const __m512 v = _mm512_maskz_loadu_ps(lanes, job.y + at);
     _mm512_mask_storeu_ps(job.y + at, lanes,
                           avx512::finish<A, Residual>(v, bounds, Residual ? job.e->residual + at : nullptr, lanes));
+  }
+}
+
+// Fetches into the cache the input that the pixels [ox, ox + count) of output row oy + 1 read and row oy
+// does not. An image read straight from the caller (cold: the rest of a network has evicted it) comes
+// in a few short rows per plane, too short for the hardware prefetchers: without this, MobileNetV2's
+// 3 -> 32 stem waits on memory for most of its time (0.33 against 0.13 ms, a cold against a hot image).
+__attribute__((target("avx512f"))) void prefetch_next_row(const Job& job, size_t n, size_t oy, size_t ox,
+                                                          size_t count) {
+  const PackedConvShape& s = *job.s;
+  const StemStrides& st = job.strides;
+  if (oy + 1 >= s.out_h) return;
+  const int64_t last_read = static_cast<int64_t>(oy * s.stride_h + (s.kernel_h - 1) * s.dilation_h) - s.pad_top;
+  const int64_t left = std::max<int64_t>(static_cast<int64_t>(ox * s.stride_w) - s.pad_left, 0);
+  const int64_t right = std::min<int64_t>(
+      static_cast<int64_t>((ox + count - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w) - s.pad_left,
+      static_cast<int64_t>(s.w) - 1);
+  if (left > right) return;
+  // Planar input (NCHW): one run per channel; interleaved (NHWC): one run holds every channel.
+  const bool planar = st.channel > st.column;
+  const size_t planes = planar ? job.w->in_channels : 1;
+  const size_t extra = planar ? 0 : (job.w->in_channels - 1) * st.channel;
+  const float* image = job.x + n * st.image;
+  for (size_t ky = 0; ky < s.kernel_h; ++ky) {
+    const int64_t y = static_cast<int64_t>((oy + 1) * s.stride_h + ky * s.dilation_h) - s.pad_top;
+    if (y <= last_read || !inside(y, s.h)) continue;
+    for (size_t c = 0; c < planes; ++c) {
+      const float* run = image + static_cast<size_t>(y) * st.row + c * st.channel;
+      const auto first = reinterpret_cast<uintptr_t>(run + static_cast<size_t>(left) * st.column) & ~uintptr_t{63};
+      const auto last = reinterpret_cast<uintptr_t>(run + static_cast<size_t>(right) * st.column + extra);
+      for (uintptr_t line = first; line <= last; line += 64)
+        // asm: GCC 12 deletes _mm_prefetch here (a call without effects once inlined).
+        asm volatile("prefetcht0 %0" : : "m"(*reinterpret_cast<const char*>(line)));
+    }
   }
 }
 
@@ -123,6 +158,7 @@ __attribute__((target("avx512f"))) void sums_row(const Job& job, size_t n, size_
   const size_t row0 = (n * s.out_h + oy) * s.out_w;
   for (size_t ox = 0; ox < s.out_w; ox += R) {
     const size_t count = std::min(R, s.out_w - ox);
+    prefetch_next_row(job, n, oy, ox, count);
     __m512 acc[R][B];
 #pragma GCC unroll 4
     for (size_t b = 0; b < B; ++b) {
@@ -141,6 +177,9 @@ __attribute__((target("avx512f"))) void sums_row(const Job& job, size_t n, size_
           // Every pixel's column inside, P floats apart: one pointer, constant offsets.
           const float* column = row + static_cast<size_t>(left) * st.column;
           for (size_t c = 0; c < cin; ++c, weights += width, column += st.channel) {
+            // One base pointer, the pixels at constant offsets from it (else GCC keeps a pointer per
+            // pixel, 14 of them, and spills).
+            asm("" : "+r"(column));
             __m512 wv[B];
 #pragma GCC unroll 4
             for (size_t b = 0; b < B; ++b) wv[b] = _mm512_loadu_ps(weights + b * kLanes);

@@ -1,11 +1,11 @@
 // Our own float32 convolution for layers with few input channels (a network's stem: 3 channels of
-// an image in, 48 to 64 out) on AVX-512 CPUs. The input is read in whatever layout it has (the
+// an image in, 32 to 64 out) on AVX-512 CPUs. The input is read in whatever layout it has (the
 // caller's NCHW image needs no reordering step), the output is NHWC with 16 output channels per
 // vector: each tap of each output pixel is one broadcast of an input value into FMAs with the tap's
-// weight vectors, 8 pixels at a time, and the output stage of epilogue.h is applied in registers.
-// XNNPACK 2022 runs such layers with 64 outputs 1.45x slower, after a layout change; our packed
-// GEMM's gathered rows pay an im2col copy. CPUs without AVX-512F, or
-// MT_CPU_STEM_CONV=0, keep the other paths.
+// weight vectors, 6 to 14 pixels at a time, and the output stage of epilogue.h is applied in
+// registers. XNNPACK 2022 runs such layers with 64 outputs 1.45x slower (32: 1.4x), after a layout
+// change and an indirection buffer filled at planning; our packed GEMM's gathered rows pay an im2col
+// copy. CPUs without AVX-512F, or MT_CPU_STEM_CONV=0, keep the other paths.
 #pragma once
 
 #include "kernels/cpu/plan/thread_pool.h"
@@ -20,9 +20,8 @@ namespace mt::cpu {
 // Whether stem_conv can run here: the CPU has AVX-512F.
 bool stem_conv_supported();
 
-// Whether stem_conv takes a one-group conv of these channels and kernel: 1 to 4 input channels, 48
-// to 64 output channels (fewer: XNNPACK's is as fast inside a network, stem_conv.cpp) and a kernel
-// up to 7x7.
+// Whether stem_conv takes a one-group conv of these channels and kernel: 1 to 4 input channels, 32
+// to 64 output channels (fewer: XNNPACK's, stem_conv.cpp) and a kernel up to 7x7.
 bool stem_conv_fits(size_t in_channels, size_t out_channels, size_t kernel_h, size_t kernel_w);
 
 // Weights packed for stem_conv: per tap (kernel row, kernel column, input channel: OHWI's order)
