@@ -67,18 +67,25 @@ void ThreadPool::run(Task task, void* context, size_t count) {
     ranges_[t].next.store(count * t / threads_, std::memory_order_relaxed);
     ranges_[t].end = count * (t + 1) / threads_;
   }
-  unfinished_.store(threads_ - 1, std::memory_order_relaxed);
-  publish((generation_.load(std::memory_order_relaxed) | 1u) + 1u);  // the next even value
-  auto join = [this] {
-    while (unfinished_.load(std::memory_order_acquire) != 0) cpu_relax();
+  const uint32_t generation = (generation_.load(std::memory_order_relaxed) | 1u) + 1u;  // the next even value
+  region_.store(uint64_t{generation} << 32, std::memory_order_relaxed);                 // open, nobody in it
+  publish(generation);
+  // Closing the region stops late workers from joining; those in it are waited for. A worker still
+  // asleep or descheduled is not: this thread takes its range instead of waiting for it to wake.
+  auto close = [this] {
+    uint64_t state = region_.fetch_or(kClosed, std::memory_order_acq_rel);
+    while ((state & kActive) != 0) {
+      cpu_relax();
+      state = region_.load(std::memory_order_acquire);
+    }
   };
   try {
     work(0);
   } catch (...) {
-    join();  // the workers still use the task and its context: let them finish first
+    close();  // the workers in the region still use the task and its context
     throw;
   }
-  join();
+  close();
 }
 
 void ThreadPool::work(size_t thread) {
@@ -113,6 +120,14 @@ uint32_t ThreadPool::wait_for_generation(uint32_t seen) {
   return g;
 }
 
+bool ThreadPool::join(uint32_t generation) {
+  uint64_t state = region_.load(std::memory_order_acquire);
+  while ((state >> 32) == generation && (state & kClosed) == 0)
+    if (region_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel, std::memory_order_acquire))
+      return true;
+  return false;
+}
+
 void ThreadPool::worker_loop(size_t thread) {
   // 0, the generation at construction, not a load: run() may publish a region before this
   // thread first gets to run, and that region is this thread's to join.
@@ -121,8 +136,9 @@ void ThreadPool::worker_loop(size_t thread) {
     seen = wait_for_generation(seen);
     if (stop_.load(std::memory_order_relaxed)) return;
     if ((seen & 1u) != 0) continue;  // parked: sleep until the next region
+    if (!join(seen)) continue;       // closed already: the caller did this thread's share
     work(thread);
-    unfinished_.fetch_sub(1, std::memory_order_release);
+    region_.fetch_sub(1, std::memory_order_release);
   }
 }
 

@@ -5,9 +5,11 @@
 // every parallel region (and another when the last worker finishes), 0.25-0.32 us a region on
 // this class of machine, and a ShuffleNet inference has ~100 regions of 2-5 us each. Here the
 // workers spin on a generation counter between regions and the caller joins on a counter: no
-// system call while the workers are awake. Workers sleep (futex) after kSpinMicroseconds
-// without work, and whenever XNNPACK's own threads are about to run, so that the two sets of
-// threads never compete for the same cores.
+// system call while the workers are awake. Workers sleep (futex) after 100 us without work, and
+// whenever XNNPACK's own threads are about to run, so that the two sets of threads never compete
+// for the same cores. The caller never waits for a worker that has not started: once its own
+// share is done it takes the rest and closes the region (a descheduled or sleeping worker then
+// costs nothing but its wake-up system call).
 #pragma once
 
 #include <pthreadpool.h>
@@ -53,6 +55,8 @@ class ThreadPool {
   };
   void work(size_t thread);
   void worker_loop(size_t thread);
+  // Enters the region of `generation` unless the caller has closed it.
+  bool join(uint32_t generation);
   // Waits until generation_ differs from `seen`: spinning first (unless parked), then asleep.
   uint32_t wait_for_generation(uint32_t seen);
   void publish(uint32_t generation);
@@ -66,7 +70,10 @@ class ThreadPool {
   // Even: a region to run; odd: workers go to sleep until the next one. Written only by the
   // thread that calls run(); read by the workers.
   alignas(64) std::atomic<uint32_t> generation_{0};
-  alignas(64) std::atomic<size_t> unfinished_{0};  // workers still in the current region
+  // The current region: its generation (high 32 bits), whether it is closed to workers that have
+  // not joined yet (kClosed), and how many joined and have not finished (kActive bits).
+  static constexpr uint64_t kClosed = uint64_t{1} << 31, kActive = kClosed - 1;
+  alignas(64) std::atomic<uint64_t> region_{0};
   alignas(64) std::atomic<uint32_t> sleeping_{0};  // workers in (or about to enter) futex wait
   std::atomic<bool> stop_{false};
   Task task_ = nullptr;

@@ -1,6 +1,7 @@
 // The cpu plan's thread pool (kernels/cpu/plan/thread_pool.h): every index of a region runs
 // exactly once and its writes are visible when run() returns, at 1 to 4 threads and counts below,
-// at and above the thread count; regions after the workers fell asleep (idle past their spin,
+// at and above the thread count (all threads taking part where tasks are slow enough for every
+// worker to start); regions after the workers fell asleep (idle past their spin,
 // or parked for an XNNPACK operator) still run on every thread; XNNPACK operators run on the
 // pool's pthreadpool and give the right result.
 #include "kernels/cpu/plan/thread_pool.h"
@@ -38,8 +39,7 @@ void count(void* context, size_t i) {
 }
 
 // Runs `count` tasks; returns how many distinct threads ran them.
-size_t run_and_check(cpu::ThreadPool* pool, size_t n,
-                     std::chrono::microseconds delay = std::chrono::microseconds(1000)) {
+size_t run_and_check(cpu::ThreadPool* pool, size_t n, std::chrono::microseconds delay) {
   Counts c(n, delay);
   cpu::parallelize(pool, count, &c, n);
   for (size_t i = 0; i < n; ++i) {
@@ -51,24 +51,26 @@ size_t run_and_check(cpu::ThreadPool* pool, size_t n,
 
 TEST_CASE("cpu thread pool: every index once, at every thread count") {
   CHECK(cpu::thread_count(nullptr) == 1);
-  CHECK(run_and_check(nullptr, 5) == 1);
+  CHECK(run_and_check(nullptr, 5, std::chrono::microseconds(0)) == 1);
   for (size_t threads : {1, 2, 3, 4}) {
     cpu::ThreadPool pool(threads);
     CHECK(cpu::thread_count(&pool) == threads);
     for (size_t n : {0, 1, 2, 3, 5, 8, 16}) {
-      const size_t used = run_and_check(&pool, n);
-      // Each thread's own range is non-empty when n >= threads: all of them must have taken part.
-      if (n >= threads * 4) CHECK_MESSAGE(used == threads, threads, " threads, ", n, " indices: ", used, " ran them");
+      // A worker that starts late finds its range taken by the others; at 2 ms a task (8 ms or
+      // more a range) every worker has time to start, so all of them must have taken part.
+      const size_t used = run_and_check(&pool, n, std::chrono::microseconds(n == 16 ? 2000 : 100));
+      if (n == 16) CHECK_MESSAGE(used == threads, threads, " threads, ", n, " indices: ", used, " ran them");
     }
   }
 }
 
 TEST_CASE("cpu thread pool: workers wake after sleeping") {
   cpu::ThreadPool pool(3);
-  CHECK(run_and_check(&pool, 12) == 3);
+  const auto slow = std::chrono::microseconds(2000);  // 16 ms a range: time enough to wake
+  CHECK(run_and_check(&pool, 24, slow) == 3);
   // Idle far past the spin: the workers are asleep in futex wait and must be woken.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  CHECK(run_and_check(&pool, 12) == 3);
+  CHECK(run_and_check(&pool, 24, slow) == 3);
   for (int round = 0; round < 200; ++round)
     run_and_check(&pool, static_cast<size_t>(round % 7), std::chrono::microseconds(0));
 }
@@ -85,11 +87,11 @@ TEST_CASE("cpu thread pool: XNNPACK operators on the pool's pthreadpool, then re
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 5) - 2.0f;
   REQUIRE(xnn_setup_clamp_nc_f32(op, batch, x.data(), y.data(), pool.xnnpack()) == xnn_status_success);
   for (int round = 0; round < 3; ++round) {
-    CHECK(run_and_check(&pool, 8) == 2);
+    CHECK(run_and_check(&pool, 8, std::chrono::microseconds(2000)) == 2);
     std::fill(y.begin(), y.end(), 9.0f);
     REQUIRE(cpu::run_xnnpack(op, &pool) == xnn_status_success);
     for (size_t i = 0; i < x.size(); ++i) REQUIRE(y[i] == std::min(1.0f, std::max(-1.0f, x[i])));
-    CHECK(run_and_check(&pool, 8) == 2);  // the parked workers are back
+    CHECK(run_and_check(&pool, 8, std::chrono::microseconds(2000)) == 2);  // the parked workers are back
   }
   xnn_delete_operator(op);
   // Without a pool the operator runs on this thread.
