@@ -233,14 +233,16 @@ class NodeContext {
   void add_kernel(const std::vector<Value>& values, Fn fn) {
     builder_.add_step(std::make_unique<KernelStep<Fn>>(std::move(fn), values.size()), refs(values), node_index_);
   }
-  // Adds an XNNPACK operator step; setup(op, pointers, pool) returns the xnn_setup_* status.
+  // Adds an XNNPACK operator step; setup(op, pointers, pool) returns the xnn_setup_* status. A
+  // small operator runs on the calling thread alone (see XnnStep).
   template <typename Setup>
   void add_xnn(xnn_operator_t op, const std::vector<Value>& values, Setup setup) {
     XnnOperator owned_op(op);
-    builder_.add_step(
-        std::make_unique<XnnStep<Setup>>(std::move(owned_op), std::move(setup), xnnpack_pool(builder_.pool),
-                                         "setup of node '" + node_.name + "'"),
-        refs(values), node_index_);
+    const bool on_caller = node_.outputs.empty() || output_info(0).byte_size() < kXnnOnCallerBytes;
+    builder_.add_step(std::make_unique<XnnStep<Setup>>(std::move(owned_op), std::move(setup),
+                                                       on_caller ? nullptr : xnnpack_pool(builder_.pool),
+                                                       "setup of node '" + node_.name + "'"),
+                      refs(values), node_index_);
   }
   // Adds a step of the planner's own making (several operators and kernels run as one node).
   void add_step(std::unique_ptr<Step> step, const std::vector<Value>& values) {

@@ -42,15 +42,21 @@ struct XnnDeleter {
 };
 using XnnOperator = std::unique_ptr<xnn_operator, XnnDeleter>;
 
+// Output bytes below which an XNNPACK operator runs on the calling thread alone, the plan's workers
+// spinning on: splitting it would save less than parking them and waking XNNPACK's threads costs
+// (EfficientNet-B0 int8's 16 squeeze-excitation sigmoids of 1 x C).
+constexpr size_t kXnnOnCallerBytes = size_t{64} << 10;
+
 // An XNNPACK operator created (weights packed) at planning; setup(op, pointers) calls the
-// matching xnn_setup_* with the buffers and is repeated only when they move.
+// matching xnn_setup_* with the buffers and is repeated only when they move. With a null `pool`
+// it runs on the calling thread; with XNNPACK's pool, through run_xnnpack.
 template <typename Setup>
 class XnnStep final : public Step {
  public:
   XnnStep(XnnOperator op, Setup setup, pthreadpool_t pool, std::string what)
       : op_(std::move(op)), setup_(std::move(setup)), pool_(pool), what_(std::move(what)) {}
   void bind(Pointers pointers) override;
-  void run(ThreadPool* pool) override { run_xnnpack(op_.get(), pool); }
+  void run(ThreadPool* pool) override { run_xnnpack(op_.get(), pool_ == nullptr ? nullptr : pool); }
 
  private:
   XnnOperator op_;
