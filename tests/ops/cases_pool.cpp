@@ -41,6 +41,14 @@ void add_pool_cases(CaseTable& t) {
                        .attrs = {{"kernel_shape", Ints{2, 2}}, {"dilations", Ints{2, 1}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}}});
   t.add("max_pool2d", {.name = "all negative inputs with padding", .inputs = {in({1, 2, 5, 5}, -9, -1)},
                        .attrs = {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}}});
+  // engines/max_pool.h's float32 path: 16-lane blocks and a tail, two images, and 24 KiB of
+  // output, split between two threads.
+  t.add("max_pool2d", {.name = "37 channels, 2 images, 3x3 s2 p1",
+                       .inputs = {in({2, 37, 7, 6})},
+                       .attrs = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}});
+  t.add("max_pool2d", {.name = "24x32x32 3x3 s2 p1 (split across threads)",
+                       .inputs = {in({1, 24, 32, 32})},
+                       .attrs = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}});
   t.add("max_pool2d_indices",
         {.name = "dilation 2, padding",
          .inputs = {in({2, 3, 9, 9})},

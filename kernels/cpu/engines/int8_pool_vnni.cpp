@@ -1,4 +1,4 @@
-// int8_global_avg_pool and int8_max_pool of int8_vnni.h. The average pool: per image and block of 64 channels, the pixels' bytes
+// int8_global_avg_pool of int8_vnni.h: per image and block of 64 channels, the pixels' bytes
 // sign-extended and summed in 4 x 16 int32 lanes (exact, as the reference sums), minus
 // pixels * x_zero, then requantized as every VNNI kernel does (int8_vnni_requant.h). Split across
 // threads by pixels, each thread summing every channel of its rows into its own partial sums, added
@@ -8,7 +8,6 @@
 
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/engines/int8_vnni_requant.h"
-#include "kernels/cpu/plan/parallel.h"
 #include "lib/core/error.h"
 
 namespace mt::cpu {
@@ -62,72 +61,9 @@ MT_VNNI_TARGET void add_parts(int32_t* partial, size_t parts, size_t channels) {
     }
 }
 
-// The taps [first, last) of a window starting at `start` (negative in the padding) whose
-// coordinates start + k * dilation lie inside [0, size).
-struct TapRange {
-  size_t first, last;
-};
-TapRange taps_inside(int64_t start, size_t kernel, size_t dilation, size_t size) {
-  size_t first = 0, last = kernel;
-  while (first < last && start + static_cast<int64_t>(first * dilation) < 0) ++first;
-  while (last > first && start + static_cast<int64_t>((last - 1) * dilation) >= static_cast<int64_t>(size)) --last;
-  return {first, last};
-}
-
-// Output rows [begin, end) (rows of all images) of the max pool: per output pixel and block of 64
-// channels, vpmaxsb over the window's taps inside the image (found once per row and, where the
-// window reaches past the left or right edge, per pixel).
-MT_VNNI_TARGET void max_pool_rows(const PackedConvShape& s, const int8_t* x, int8_t* y, size_t begin, size_t end) {
-  const size_t c = s.channels, row_bytes = s.w * c;
-  const int64_t last_left = static_cast<int64_t>(s.w) - static_cast<int64_t>((s.kernel_w - 1) * s.dilation_w + 1);
-  for (size_t row = begin; row < end; ++row) {
-    const size_t n = row / s.out_h, oy = row % s.out_h;
-    const int64_t top = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
-    const TapRange rows = taps_inside(top, s.kernel_h, s.dilation_h, s.h);
-    const int8_t* image = x + n * s.h * row_bytes;
-    int8_t* out = y + row * s.out_w * c;
-    for (size_t ox = 0; ox < s.out_w; ++ox, out += c) {
-      const int64_t left = static_cast<int64_t>(ox * s.stride_w) - s.pad_left;
-      const TapRange columns =
-          left >= 0 && left <= last_left ? TapRange{0, s.kernel_w} : taps_inside(left, s.kernel_w, s.dilation_w, s.w);
-      const size_t step = s.dilation_w * c, taps = columns.last - columns.first;
-      for (size_t c0 = 0; c0 < c; c0 += 64) {
-        const __mmask64 mask = c - c0 >= 64 ? ~__mmask64{0} : (__mmask64{1} << (c - c0)) - 1;
-        __m512i m = _mm512_set1_epi8(-128);
-        for (size_t ky = rows.first; ky < rows.last; ++ky) {
-          // The first tap inside: offsets stay inside the image (no pointer before it).
-          const int64_t iy = top + static_cast<int64_t>(ky * s.dilation_h);
-          const int64_t ix = left + static_cast<int64_t>(columns.first * s.dilation_w);
-          const int8_t* tap = image + static_cast<size_t>(iy) * row_bytes + static_cast<size_t>(ix) * c + c0;
-          if (taps == 3) {  // the common 3-wide window, unrolled
-            m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(mask, tap));
-            m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(mask, tap + step));
-            m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(mask, tap + 2 * step));
-            continue;
-          }
-          for (size_t k = 0; k < taps; ++k) m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(mask, tap + k * step));
-        }
-        _mm512_mask_storeu_epi8(out + c0, mask, m);
-      }
-    }
-  }
-}
-
 }  // namespace
 MT_AVX512_INTRINSICS_END
 #endif
-
-void int8_max_pool(const PackedConvShape& s, const int8_t* x, int8_t* y, ThreadPool* pool) {
-#if defined(__x86_64__)
-  // Chunks of at least 16 KiB of output: below that, sharing costs about what it saves.
-  const size_t row_bytes = std::max<size_t>(1, s.out_w * s.channels);
-  parallel_chunks(pool, s.n * s.out_h, std::max<size_t>(1, (size_t{16} << 10) / row_bytes),
-                  [&](size_t begin, size_t end) { max_pool_rows(s, x, y, begin, end); });
-#else
-  (void)s, (void)x, (void)y, (void)pool;
-  fail(ExitCode::failure, "internal: int8_max_pool needs AVX512-VNNI");
-#endif
-}
 
 size_t int8_global_avg_pool_scratch_bytes(size_t batch, size_t channels, size_t threads) {
   return std::max<size_t>(1, batch * std::max<size_t>(1, threads) * channels * sizeof(int32_t));

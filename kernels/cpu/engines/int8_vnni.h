@@ -168,11 +168,6 @@ size_t int8_global_avg_pool_scratch_bytes(size_t batch, size_t channels, size_t 
 void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixels, size_t channels, int32_t x_zero,
                           float multiplier, Int8Output out, void* scratch, size_t threads, ThreadPool* pool);
 
-// y = the largest x over each window of `shape` (NHWC int8, the same quantization in and out; taps
-// in the padding are left out, and a window with none inside gives -128), split across the pool's
-// threads by output rows (int8_pool_vnni.cpp).
-void int8_max_pool(const PackedConvShape& shape, const int8_t* x, int8_t* y, ThreadPool* pool);
-
 // dst[i] = table[src[i] + 128] for n bytes (int8 hardswish and hardsigmoid), 64 at a time
 // (int8_lookup_vbmi.cpp). Requires int8_vnni_enabled().
 void int8_lookup(const int8_t* table, const int8_t* src, int8_t* dst, size_t n);

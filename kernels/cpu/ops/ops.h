@@ -129,6 +129,11 @@ void plan_concat_blocks(NodeContext& context, const ConcatCopy& copy);
 // slices after that) as one step, if the graph has that pattern; false (nothing planned) otherwise.
 bool plan_concat_shuffle(NodeContext& context);
 
+// pool.cpp, shared with the int8 max pool: a max_pool2d node's window as engines/max_pool.h
+// takes it (the output size from the node: ceil_mode windows reach past the image).
+struct PackedConvShape;
+PackedConvShape max_pool_shape(const NodeContext& context);
+
 // reduce.cpp, shared with the global pools: reduces logical `axes` of input 0 into output 0.
 enum class ReduceKind;
 void plan_reduction(NodeContext& context, const std::vector<int>& axes, bool keepdims, ReduceKind kind);

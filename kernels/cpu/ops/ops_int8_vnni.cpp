@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernels/cpu/engines/int8_vnni.h"
+#include "kernels/cpu/engines/max_pool.h"
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/plan/packed_forms.h"
 #include "kernels/cpu/plan/prepack.h"
@@ -353,35 +354,15 @@ void plan_global_avg_pool_int8_vnni(NodeContext& c) {
   });
 }
 
-// Our kernel rather than XNNPACK's: a little faster (ShuffleNet's 3x3 pool of 24 x 112 x 112, 19
-// against 21 us at 1 thread) and on the plan's own threads: an XNNPACK step parks them and wakes
-// XNNPACK's, and this was the only one in ShuffleNet's int8 graph.
+// engines/max_pool.h rather than XNNPACK's: a little faster (ShuffleNet's 3x3 pool of 24 x 112 x
+// 112, 19 against 21 us at 1 thread) and on the plan's own threads: an XNNPACK step parks them and
+// wakes XNNPACK's, and this was the only one in ShuffleNet's int8 graph.
 void plan_max_pool2d_int8_vnni(NodeContext& c) {
-  const Node& node = c.node();
-  const Shape& xs = c.input_info(0).shape;  // N, C, H, W
-  const Shape& ys = c.output_info(0).shape;
-  const auto& k = attr_ints(node, "kernel_shape");
-  const auto& st = attr_ints(node, "strides");
-  const auto& pads = attr_ints(node, "pads");
-  const auto& dil = attr_ints(node, "dilations");
-  const PackedConvShape shape{.n = to_size(xs[0]),
-                              .h = to_size(xs[2]),
-                              .w = to_size(xs[3]),
-                              .channels = to_size(xs[1]),
-                              .out_h = to_size(ys[2]),
-                              .out_w = to_size(ys[3]),
-                              .kernel_h = to_size(k[0]),
-                              .kernel_w = to_size(k[1]),
-                              .stride_h = to_size(st[0]),
-                              .stride_w = to_size(st[1]),
-                              .dilation_h = to_size(dil[0]),
-                              .dilation_w = to_size(dil[1]),
-                              .pad_top = pads[0],
-                              .pad_left = pads[1]};
+  const PackedConvShape shape = max_pool_shape(c);
   const Value x = c.input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
   c.add_kernel({x, y}, [shape](Pointers p, ThreadPool* pool) {
-    int8_max_pool(shape, static_cast<const int8_t*>(p[0]), static_cast<int8_t*>(p[1]), pool);
+    max_pool(shape, static_cast<const int8_t*>(p[0]), static_cast<int8_t*>(p[1]), pool);
   });
 }
 

@@ -14,6 +14,7 @@
 #include "lib/ops/conv_geometry.h"
 #include "lib/ops/max_pool_indices.h"
 #include "kernels/cpu/engines/global_pool.h"
+#include "kernels/cpu/engines/max_pool.h"
 #include "kernels/cpu/plan/parallel.h"
 #include "kernels/cpu/engines/reduce_loop.h"
 
@@ -124,6 +125,30 @@ std::optional<std::string> check_pool_common(const Graph& graph, const Node& nod
 
 }  // namespace
 
+PackedConvShape max_pool_shape(const NodeContext& c) {
+  const Node& node = c.node();
+  const Shape& xs = c.input_info(0).shape;  // N, C, H, W
+  const Shape& ys = c.output_info(0).shape;
+  const auto& k = attr_ints(node, "kernel_shape");
+  const auto& st = attr_ints(node, "strides");
+  const auto& pads = attr_ints(node, "pads");
+  const auto& dil = attr_ints(node, "dilations");
+  return PackedConvShape{.n = static_cast<size_t>(xs[0]),
+                         .h = static_cast<size_t>(xs[2]),
+                         .w = static_cast<size_t>(xs[3]),
+                         .channels = static_cast<size_t>(xs[1]),
+                         .out_h = static_cast<size_t>(ys[2]),
+                         .out_w = static_cast<size_t>(ys[3]),
+                         .kernel_h = static_cast<size_t>(k[0]),
+                         .kernel_w = static_cast<size_t>(k[1]),
+                         .stride_h = static_cast<size_t>(st[0]),
+                         .stride_w = static_cast<size_t>(st[1]),
+                         .dilation_h = static_cast<size_t>(dil[0]),
+                         .dilation_w = static_cast<size_t>(dil[1]),
+                         .pad_top = pads[0],
+                         .pad_left = pads[1]};
+}
+
 std::optional<std::string> check_max_pool2d(const Graph& graph, const Node& node) {
   return check_pool_common(graph, node, true);
 }
@@ -151,6 +176,15 @@ void plan_max_pool2d_indices(NodeContext& c) {
 void plan_max_pool2d(NodeContext& c) {
   const Pool2d g = pool_geometry(c, true);
   if (c.input_info(0).dtype == DType::u8) return plan_portable_pool<uint8_t>(c, g);
+  if (c.packed_gemm() && max_pool_avx512_supported()) {  // see engines/max_pool.h
+    const PackedConvShape shape = max_pool_shape(c);
+    const Value x = c.input(0, nhwc_layout());
+    const Value y = c.output(0, nhwc_layout());
+    c.add_kernel({x, y}, [shape](Pointers p, ThreadPool* pool) {
+      max_pool(shape, static_cast<const float*>(p[0]), static_cast<float*>(p[1]), pool);
+    });
+    return;
+  }
   const uint32_t pb = extended_pad(g.out_h, g.sh, g.dh * (g.kh - 1) + 1, g.h, g.pt, g.pb);
   const uint32_t pr = extended_pad(g.out_w, g.sw, g.dw * (g.kw - 1) + 1, g.w, g.pl, g.pr);
   xnn_operator_t op = nullptr;
