@@ -120,7 +120,9 @@ void run_max_pool(const PackedConvShape& s, const T* x, T* y, ThreadPool* pool) 
 MT_AVX512_INTRINSICS_END
 #endif
 
-void max_pool(const PackedConvShape& shape, const float* x, float* y, ThreadPool* pool) {
+namespace {
+template <typename T>
+void max_pool_of(const PackedConvShape& shape, const T* x, T* y, ThreadPool* pool) {
 #if defined(__x86_64__)
   run_max_pool(shape, x, y, pool);
 #else
@@ -128,14 +130,13 @@ void max_pool(const PackedConvShape& shape, const float* x, float* y, ThreadPool
   fail(ExitCode::failure, "internal: max_pool needs AVX-512");
 #endif
 }
+}  // namespace
 
+void max_pool(const PackedConvShape& shape, const float* x, float* y, ThreadPool* pool) {
+  max_pool_of(shape, x, y, pool);
+}
 void max_pool(const PackedConvShape& shape, const int8_t* x, int8_t* y, ThreadPool* pool) {
-#if defined(__x86_64__)
-  run_max_pool(shape, x, y, pool);
-#else
-  (void)shape, (void)x, (void)y, (void)pool;
-  fail(ExitCode::failure, "internal: max_pool needs AVX-512");
-#endif
+  max_pool_of(shape, x, y, pool);
 }
 
 }  // namespace mt::cpu
