@@ -1,13 +1,14 @@
 // The cpu plan's thread pool (kernels/cpu/plan/thread_pool.h): every index of a region runs
 // exactly once and its writes are visible when run() returns, at 1 to 4 threads and counts below,
-// at and above the thread count (all threads taking part where tasks are slow enough for every
-// worker to start); regions after the workers fell asleep (idle past their spin,
+// at and above the thread count (from one index per thread on, every thread taking part: the
+// tasks wait for each other, so a late worker still gets its range); regions after the workers fell asleep (idle past their spin,
 // or parked for an XNNPACK operator) still run on every thread; XNNPACK operators run on the
 // pool's pthreadpool and give the right result.
 #include "kernels/cpu/plan/thread_pool.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -23,24 +24,34 @@ struct Counts {
   std::vector<int> written;  // plain writes: must be visible to the caller after run()
   std::mutex mutex;
   std::set<std::thread::id> threads;
-  std::chrono::microseconds delay;
-  Counts(size_t n, std::chrono::microseconds d) : runs(n), written(n, 0), delay(d) {}
+  size_t expect;  // threads every task waits to have seen (up to 10 s), 0: none
+  Counts(size_t n, size_t e) : runs(n), written(n, 0), expect(e) {}
 };
 
 void count(void* context, size_t i) {
   auto* c = static_cast<Counts*>(context);
   c->runs[i].fetch_add(1, std::memory_order_relaxed);
   c->written[i] = static_cast<int>(i) + 1;
-  // Long enough that every thread gets a share, so that "all threads took part" is checkable
-  // even when a worker takes a while to be scheduled.
-  std::this_thread::sleep_for(c->delay);
-  std::lock_guard<std::mutex> lock(c->mutex);
-  c->threads.insert(std::this_thread::get_id());
+  {
+    std::lock_guard<std::mutex> lock(c->mutex);
+    c->threads.insert(std::this_thread::get_id());
+  }
+  // Every task waits until `expect` threads have run one: a thread blocked here takes no other
+  // thread's range, so each worker must join the region itself, however late it is scheduled
+  // (a pool whose workers never join fails after 10 s instead of hanging).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < until) {
+    {
+      std::lock_guard<std::mutex> lock(c->mutex);
+      if (c->threads.size() >= c->expect) return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
 }
 
-// Runs `count` tasks; returns how many distinct threads ran them.
-size_t run_and_check(cpu::ThreadPool* pool, size_t n, std::chrono::microseconds delay) {
-  Counts c(n, delay);
+// Runs `n` tasks, each waiting for `expect` threads to have taken part; returns how many did.
+size_t run_and_check(cpu::ThreadPool* pool, size_t n, size_t expect) {
+  Counts c(n, expect);
   cpu::parallelize(pool, count, &c, n);
   for (size_t i = 0; i < n; ++i) {
     CHECK_MESSAGE(c.runs[i].load() == 1, "index ", i, " of ", n, " ran ", c.runs[i].load(), " times");
@@ -51,28 +62,27 @@ size_t run_and_check(cpu::ThreadPool* pool, size_t n, std::chrono::microseconds 
 
 TEST_CASE("cpu thread pool: every index once, at every thread count") {
   CHECK(cpu::thread_count(nullptr) == 1);
-  CHECK(run_and_check(nullptr, 5, std::chrono::microseconds(0)) == 1);
+  CHECK(run_and_check(nullptr, 5, 1) == 1);
   for (size_t threads : {1, 2, 3, 4}) {
     cpu::ThreadPool pool(threads);
     CHECK(cpu::thread_count(&pool) == threads);
     for (size_t n : {0, 1, 2, 3, 5, 8, 16}) {
-      // A worker that starts late finds its range taken by the others; at 2 ms a task (8 ms or
-      // more a range) every worker has time to start, so all of them must have taken part.
-      const size_t used = run_and_check(&pool, n, std::chrono::microseconds(n == 16 ? 2000 : 100));
-      if (n == 16) CHECK_MESSAGE(used == threads, threads, " threads, ", n, " indices: ", used, " ran them");
+      // From one index per thread on, every thread has a range of its own and must take part.
+      const size_t used = run_and_check(&pool, n, n >= threads ? threads : 0);
+      if (n >= threads) CHECK_MESSAGE(used == threads, threads, " threads, ", n, " indices: ", used, " ran them");
+      else CHECK(used <= std::max<size_t>(n, 1));
     }
   }
 }
 
 TEST_CASE("cpu thread pool: workers wake after sleeping") {
   cpu::ThreadPool pool(3);
-  const auto slow = std::chrono::microseconds(2000);  // 16 ms a range: time enough to wake
-  CHECK(run_and_check(&pool, 24, slow) == 3);
+  CHECK(run_and_check(&pool, 24, 3) == 3);
   // Idle far past the spin: the workers are asleep in futex wait and must be woken.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  CHECK(run_and_check(&pool, 24, slow) == 3);
+  CHECK(run_and_check(&pool, 24, 3) == 3);
   for (int round = 0; round < 200; ++round)
-    run_and_check(&pool, static_cast<size_t>(round % 7), std::chrono::microseconds(0));
+    run_and_check(&pool, static_cast<size_t>(round % 7), 0);
 }
 
 TEST_CASE("cpu thread pool: XNNPACK operators on the pool's pthreadpool, then regions again") {
@@ -87,11 +97,11 @@ TEST_CASE("cpu thread pool: XNNPACK operators on the pool's pthreadpool, then re
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 5) - 2.0f;
   REQUIRE(xnn_setup_clamp_nc_f32(op, batch, x.data(), y.data(), pool.xnnpack()) == xnn_status_success);
   for (int round = 0; round < 3; ++round) {
-    CHECK(run_and_check(&pool, 8, std::chrono::microseconds(2000)) == 2);
+    CHECK(run_and_check(&pool, 8, 2) == 2);
     std::fill(y.begin(), y.end(), 9.0f);
     REQUIRE(cpu::run_xnnpack(op, &pool) == xnn_status_success);
     for (size_t i = 0; i < x.size(); ++i) REQUIRE(y[i] == std::min(1.0f, std::max(-1.0f, x[i])));
-    CHECK(run_and_check(&pool, 8, std::chrono::microseconds(2000)) == 2);  // the parked workers are back
+    CHECK(run_and_check(&pool, 8, 2) == 2);  // the parked workers are back
   }
   xnn_delete_operator(op);
   // Without a pool the operator runs on this thread.
