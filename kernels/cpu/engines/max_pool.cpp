@@ -89,7 +89,8 @@ MT_MAX_POOL_TARGET void max_pool_rows(const PackedConvShape& s, const T* x, T* y
       for (size_t c0 = 0; c0 < c; c0 += L::kCount) {
         const typename L::Mask mask = L::first(c - c0);
         typename L::Vector m = L::lowest();
-        for (size_t ky = rows.first; ky < rows.last; ++ky) {
+        // No row or no column inside (a window wholly in the padding): -inf or -128, no pointer formed.
+        for (size_t ky = rows.first; taps > 0 && ky < rows.last; ++ky) {
           // The first tap inside: offsets stay inside the image (no pointer before it).
           const int64_t iy = top + static_cast<int64_t>(ky * s.dilation_h);
           const int64_t ix = left + static_cast<int64_t>(columns.first * s.dilation_w);
