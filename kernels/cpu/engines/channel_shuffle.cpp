@@ -7,6 +7,7 @@
 #include "kernels/cpu/plan/parallel.h"
 
 #if defined(__x86_64__)
+#include "kernels/cpu/engines/avx512_lanes.h"
 #include "kernels/cpu/engines/int8_vnni_requant.h"  // MT_AVX512_INTRINSICS_BEGIN / END
 #endif
 
@@ -134,7 +135,7 @@ struct Widen8 {
 struct Widen16 {
   static constexpr size_t kElement = 2, kLanes = 16;
   MT_SHUFFLE_TARGET static void step(const std::byte* a, const std::byte* b, std::byte* out, size_t n) {
-    const auto in = static_cast<__mmask16>(n >= 16 ? 0xFFFFu : (1u << n) - 1);
+    const __mmask16 in = low_lanes(n);
     const __mmask32 to = n >= 16 ? ~__mmask32{0} : (__mmask32{1} << (2 * n)) - 1;
     const __m512i low = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, a));
     const __m512i high = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, b));

@@ -40,7 +40,7 @@ ThreadPool::ThreadPool(size_t threads) : threads_(std::max<size_t>(1, threads)) 
 
 ThreadPool::~ThreadPool() {
   stop_.store(true, std::memory_order_relaxed);
-  publish((generation_.load(std::memory_order_relaxed) | 1u) + 1u);
+  publish(next_region());
   for (std::thread& worker : workers_) worker.join();
 }
 
@@ -49,6 +49,10 @@ void ThreadPool::publish(uint32_t generation) {
   // go to sleep on the old generation while this thread sees no sleeper to wake.
   generation_.store(generation, std::memory_order_seq_cst);
   if (sleeping_.load(std::memory_order_seq_cst) != 0) generation_.notify_all();
+}
+
+uint32_t ThreadPool::next_region() const {
+  return (generation_.load(std::memory_order_relaxed) | 1u) + 1u;  // the next even value
 }
 
 void ThreadPool::park() {
@@ -67,7 +71,7 @@ void ThreadPool::run(Task task, void* context, size_t count) {
     ranges_[t].next.store(count * t / threads_, std::memory_order_relaxed);
     ranges_[t].end = count * (t + 1) / threads_;
   }
-  const uint32_t generation = (generation_.load(std::memory_order_relaxed) | 1u) + 1u;  // the next even value
+  const uint32_t generation = next_region();
   region_.store(uint64_t{generation} << 32, std::memory_order_relaxed);                 // open, nobody in it
   publish(generation);
   // Closing the region stops late workers from joining; those in it are waited for. A worker still

@@ -60,6 +60,8 @@ class ThreadPool {
   // Waits until generation_ differs from `seen`: spinning first (unless parked), then asleep.
   uint32_t wait_for_generation(uint32_t seen);
   void publish(uint32_t generation);
+  // The generation of the next region: the next even value (only run()'s thread writes it).
+  uint32_t next_region() const;
   void park();
 
   struct XnnPoolDeleter {
