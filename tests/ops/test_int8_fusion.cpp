@@ -90,6 +90,15 @@ class ResidualGraph {
     quants_[y] = std::move(y_quant);
   }
 
+  // y = op(inputs) for an op that moves int8 bytes (concat, reshape, transpose, slice): the first
+  // input's parameters.
+  void move(const std::string& op, std::vector<std::string> inputs, const std::string& y, Attributes attrs) {
+    built_.graph.add_tensor({.name = y, .dtype = DType::i8});
+    quants_[y] = quant_of(inputs.at(0));
+    built_.graph.nodes.push_back(
+        {.name = y + "_" + op, .op = op, .inputs = std::move(inputs), .outputs = {y}, .attrs = std::move(attrs)});
+  }
+
   // out = y in NHWC order, y's parameters: the cpu plan's NHWC result leaves without a reordering
   // step, which would be charged to the graph's last node.
   void to_nhwc(const std::string& y, const std::string& out) {
@@ -99,7 +108,12 @@ class ResidualGraph {
                                   .inputs = {y},
                                   .outputs = {out},
                                   .attrs = {{"perm", Ints{0, 2, 3, 1}}}});
-    quants_[out] = quants_.at(y);
+    quants_[out] = quant_of(y);
+  }
+
+  QuantParams quant_of(const std::string& name) const {
+    const auto it = quants_.find(name);
+    return it != quants_.end() ? it->second : *built_.graph.tensor(name).quant;
   }
 
   CaseGraph finish(std::vector<std::string> outputs) {
@@ -126,7 +140,8 @@ class ResidualGraph {
 struct ResidualCase {
   std::string name;
   CaseGraph built;
-  size_t fusable = 0;  // adds and activations the VNNI path plans into a conv
+  size_t fusable = 0;      // adds, activations, pointwise convs and concats the VNNI path plans into a conv
+  size_t conv_fusion = 0;  // of those, the ones it fuses only with conv fusion on (MT_CPU_CONV_FUSION)
 };
 
 std::vector<ResidualCase> residual_cases() {
@@ -201,6 +216,66 @@ std::vector<ResidualCase> residual_cases() {
     g.to_nhwc("y", "out");
     cases.push_back({"stem + hardswish, depthwise + silu, depthwise + hardsigmoid", g.finish({"out"}), 2});
   }
+  {  // A depthwise conv and the pointwise conv after it as one step (int8_depthwise_pointwise): 9
+     // rows (split 5 : 4 at 2 threads), odd channels, 2 images.
+    ResidualGraph g(9);
+    g.input("x", {2, 27, 9, 11}, per_tensor(0.05f, -3));
+    g.conv("x", "d", {27, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.3f, 4), 0);
+    g.conv("d", "y", {41, 27, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.4f, -7));
+    g.to_nhwc("y", "out");
+    cases.push_back({"depthwise 3x3 + pointwise", g.finish({"out"}), 1, 1});
+  }
+  {  // MobileNetV3's block without squeeze-excitation: depthwise 5x5 stride 2 + hardswish, the
+     // pointwise projection and the residual add, all one step.
+    ResidualGraph g(10);
+    g.input("x", {1, 20, 13, 12}, per_tensor(0.05f, 3));
+    g.input("r", {1, 24, 7, 6}, per_tensor(0.2f, -5));
+    g.conv("x", "d", {20, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, per_tensor(0.3f, -10), 0);
+    g.activation("hardswish", "d", "h", per_tensor(0.2f, -60));
+    g.conv("h", "p", {24, 20, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.3f, 2));
+    g.add("p", "r", "y", per_tensor(0.4f, 1), false);
+    g.to_nhwc("y", "out");
+    cases.push_back({"depthwise 5x5 s2 + hardswish + pointwise + residual add", g.finish({"out"}), 3, 1});
+  }
+  {  // Not fusable: the pointwise conv has padding (it reads pixels the depthwise conv did not write).
+    ResidualGraph g(11);
+    g.input("x", {1, 16, 8, 8}, per_tensor(0.05f, 3));
+    g.conv("x", "d", {16, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.3f, 4), 0);
+    g.conv("d", "y", {24, 16, 1, 1}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.4f, -7));
+    g.to_nhwc("y", "out");
+    cases.push_back({"depthwise + padded 1x1 conv", g.finish({"out"}), 0, 0});
+  }
+  {  // ShuffleNetV2's unit: two branches (here both 1x1 convs of the input, so that both are NHWC
+     // tensors computed before the concat, as the slices of the previous unit's shuffle are), the
+     // second on through 1x1, depthwise 3x3 and 1x1 convs, concat, channel shuffle and split into
+     // halves again. The last 1x1 conv and the concat (with the shuffle and the slices) join the
+     // depthwise conv's step. 7 rows: split 4 : 3 at 2 threads.
+    ResidualGraph g(12);
+    const QuantParams q = per_tensor(0.1f, -2);
+    g.input("x", {1, 29, 7, 7}, per_tensor(0.05f, 3));
+    g.conv("x", "x1", {29, 29, 1, 1}, {1, 1}, {0, 0, 0, 0}, q);
+    g.conv("x", "a", {29, 29, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.2f, -128));
+    g.conv("a", "d", {29, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.3f, 5), 0);
+    g.conv("d", "b", {29, 29, 1, 1}, {1, 1}, {0, 0, 0, 0}, q);
+    g.move("concat", {"x1", "b"}, "cat", {{"axis", int64_t{1}}});
+    g.move("reshape", {"cat"}, "grouped", {{"shape", Ints{1, 2, 29, 7, 7}}});
+    g.move("transpose", {"grouped"}, "swapped", {{"perm", Ints{0, 2, 1, 3, 4}}});
+    g.move("reshape", {"swapped"}, "s", {{"shape", Ints{1, 58, 7, 7}}});
+    g.move("slice", {"s"}, "lo", {{"starts", Ints{0}}, {"ends", Ints{29}}, {"axes", Ints{1}}});
+    g.move("slice", {"s"}, "hi", {{"starts", Ints{29}}, {"ends", Ints{58}}, {"axes", Ints{1}}});
+    g.to_nhwc("lo", "out_lo");
+    g.to_nhwc("hi", "out_hi");
+    cases.push_back({"ShuffleNetV2 unit: depthwise + pointwise + channel shuffle", g.finish({"out_lo", "out_hi"}), 2,
+                     2});
+  }
+  {  // Not fusable: the pointwise conv's output is also a graph output.
+    ResidualGraph g(13);
+    g.input("x", {1, 16, 6, 6}, per_tensor(0.05f, 3));
+    g.conv("x", "d", {16, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.3f, 4), 0);
+    g.conv("d", "y", {24, 16, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.4f, -7));
+    g.to_nhwc("y", "out");
+    cases.push_back({"depthwise + pointwise whose depthwise output is a graph output", g.finish({"out", "d"}), 0, 0});
+  }
   {  // Not fusable: the conv's output is also a graph output.
     ResidualGraph g(8);
     g.input("x", {1, 16, 6, 6}, per_tensor(0.05f, 3));
@@ -213,10 +288,11 @@ std::vector<ResidualCase> residual_cases() {
 }
 
 bool fusable_op(const std::string& op) {
-  return op == "add" || op == "hardswish" || op == "silu" || op == "hardsigmoid";
+  return op == "add" || op == "hardswish" || op == "silu" || op == "hardsigmoid" || op == "conv2d" ||
+         op == "concat";
 }
 
-// Adds and activations that plan no step of their own (fused into a conv's).
+// Adds, activations, convs and concats that plan no step of their own (fused into a conv's).
 size_t fused_nodes(const Graph& graph, const PlanOptions& options) {
   REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
   cpu::PlanBuilder builder(graph, options, nullptr);
@@ -235,6 +311,10 @@ TEST_CASE(
   const Backend* cpu = find_backend("cpu");
   REQUIRE(cpu != nullptr);
   const auto reference = make_reference_backend();
+  const auto matrix = option_matrix();
+  const auto two = std::find_if(matrix.begin(), matrix.end(), [](const Variant& v) { return v.name == "cpu, 2 threads"; });
+  REQUIRE(two != matrix.end());
+  const Variant& two_threads = *two;
   size_t compared = 0;
   for (const ResidualCase& c : residual_cases()) {
     INFO("case '" << c.name << "'");
@@ -257,8 +337,17 @@ TEST_CASE(
       ++compared;
       CHECK(fused_nodes(graph, variant.options) == (vnni ? c.fusable : 0));
     }
+    // Conv fusion off: the depthwise and pointwise convs plan apart, with the same results.
+    PlanOptions off = two_threads.options;
+    off.conv_fusion = false;
+    const bool vnni = cpu::plan_paths(off).int8_vnni;
+    const std::vector<HostArray> actual = run_case(*cpu, c.built, off);
+    for (size_t o = 0; o < expected.size(); ++o)
+      if (auto mismatch = first_mismatch(actual[o], expected[o], 0, vnni ? 0 : 1))
+        FAIL_CHECK("conv fusion off, output " << o << ": " << *mismatch);
+    CHECK(fused_nodes(c.built.graph, off) == (vnni ? c.fusable - c.conv_fusion : 0));
   }
-  CHECK(compared >= 8 * 4);
+  CHECK(compared >= 13 * 4);
 }
 
 }  // namespace mt::optest

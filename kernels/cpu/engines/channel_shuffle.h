@@ -36,6 +36,8 @@ class ChannelShuffle {
 
   // pointers: the inputs, then the outputs.
   void run(std::span<void* const> pointers, ThreadPool* pool) const;
+  // The output pixels [begin, end) alone, on the calling thread.
+  void run_pixels(std::span<void* const> pointers, size_t begin, size_t end) const;
 
   const std::vector<InterleavePiece>& pieces(size_t output) const { return outputs_.at(output).pieces; }
 
@@ -44,8 +46,6 @@ class ChannelShuffle {
     size_t channels = 0;
     std::vector<InterleavePiece> pieces;
   };
-  void run_pixels(std::span<void* const> pointers, size_t begin, size_t end) const;
-
   std::vector<size_t> input_channels_;
   std::vector<Output> outputs_;
   size_t pixels_ = 0, element_ = 1, row_bytes_ = 0;

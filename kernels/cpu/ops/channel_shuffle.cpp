@@ -37,28 +37,33 @@ std::optional<std::pair<size_t, size_t>> channel_range(const Node& node, const S
 
 }  // namespace
 
-bool plan_concat_shuffle(NodeContext& c) {
-  if (!c.conv_fusion()) return false;
+std::optional<ConcatShuffle> fuse_concat_shuffle(NodeContext& planning, size_t concat_node) {
+  if (!planning.conv_fusion()) return std::nullopt;
+  NodeContext c = planning.context_of(concat_node);
   const Graph& graph = c.graph();
   const TensorInfo& concat = c.output_info(0);
   const Shape& shape = concat.shape;
-  if (shape.size() != 4 || numel(shape) == 0 || axis_of(c.node(), attr_int(c.node(), "axis"), 4) != 1) return false;
+  if (c.node().op != "concat" || shape.size() != 4 || numel(shape) == 0 ||
+      axis_of(c.node(), attr_int(c.node(), "axis"), 4) != 1)
+    return std::nullopt;
   for (size_t i = 0; i < c.num_inputs(); ++i)
-    if (!c.has_input(i) || c.input_info(i).shape.size() != 4 || c.input_info(i).shape[1] == 0) return false;
+    if (!c.has_input(i) || c.input_info(i).shape.size() != 4 || c.input_info(i).shape[1] == 0 ||
+        !c.available(c.node().inputs[i]))
+      return std::nullopt;
   // reshape [N, G, C/G, H, W] -> transpose (0, 2, 1, 3, 4) -> reshape [N, C, H, W].
   const std::optional<size_t> split = sole_reader(c, c.node().outputs[0], "reshape");
-  if (!split) return false;
+  if (!split) return std::nullopt;
   const std::string& grouped = graph.nodes[*split].outputs[0];
   const Shape& g_shape = graph.tensor(grouped).shape;
   if (g_shape.size() != 5 || g_shape[0] != shape[0] || g_shape[3] != shape[2] || g_shape[4] != shape[3] ||
       g_shape[1] * g_shape[2] != shape[1])
-    return false;
+    return std::nullopt;
   const std::optional<size_t> swap = sole_reader(c, grouped, "transpose");
-  if (!swap || attr_int_list(graph.nodes[*swap], "perm") != std::vector<int>{0, 2, 1, 3, 4}) return false;
+  if (!swap || attr_int_list(graph.nodes[*swap], "perm") != std::vector<int>{0, 2, 1, 3, 4}) return std::nullopt;
   const std::optional<size_t> merge = sole_reader(c, graph.nodes[*swap].outputs[0], "reshape");
-  if (!merge) return false;
+  if (!merge) return std::nullopt;
   const std::string& shuffled = graph.nodes[*merge].outputs[0];
-  if (graph.tensor(shuffled).shape != shape) return false;
+  if (graph.tensor(shuffled).shape != shape) return std::nullopt;
   // The readers of the shuffled tensor: all slices of channel ranges, or it is stored whole.
   std::vector<size_t> slices;
   std::vector<std::pair<size_t, size_t>> ranges;
@@ -81,27 +86,35 @@ bool plan_concat_shuffle(NodeContext& c) {
   for (size_t i = 0; i < c.num_inputs(); ++i) chain.push_back(c.node().inputs[i]);
   for (size_t slice : slices) chain.push_back(graph.nodes[slice].outputs[0]);
   for (const std::string& name : chain)
-    if (graph.tensor(name).quant != concat.quant) return false;
+    if (graph.tensor(name).quant != concat.quant) return std::nullopt;
   if (ranges.empty()) ranges.push_back({0, static_cast<size_t>(shape[1])});
 
-  std::vector<Value> values;
+  ConcatShuffle fused;
   std::vector<size_t> channels;
   for (size_t i = 0; i < c.num_inputs(); ++i) {
-    values.push_back(c.input(i, nhwc_layout()));
+    fused.values.push_back(c.input(i, nhwc_layout()));
     channels.push_back(static_cast<size_t>(c.input_info(i).shape[1]));
   }
+  if (concat_node != planning.node_index()) c.fuse_through(concat_node);
   c.fuse_through(*split);
   c.fuse_through(*swap);
   if (slices.empty()) {
-    values.push_back(c.fused_output(*merge, 0, nhwc_layout()));
+    fused.values.push_back(c.fused_output(*merge, 0, nhwc_layout()));
   } else {
     c.fuse_through(*merge);
-    for (size_t slice : slices) values.push_back(c.fused_output(slice, 0, nhwc_layout()));
+    for (size_t slice : slices) fused.values.push_back(c.fused_output(slice, 0, nhwc_layout()));
   }
   const auto pixels = static_cast<size_t>(shape[0] * shape[2] * shape[3]);
   const bool avx512 = c.packed_gemm() && channel_shuffle_avx512_supported();
-  ChannelShuffle shuffle(channels, static_cast<size_t>(g_shape[1]), ranges, pixels, dtype_size(concat.dtype), avx512);
-  c.add_kernel(values, [shuffle](Pointers p, ThreadPool* pool) { shuffle.run(p, pool); });
+  fused.shuffle =
+      ChannelShuffle(channels, static_cast<size_t>(g_shape[1]), ranges, pixels, dtype_size(concat.dtype), avx512);
+  return fused;
+}
+
+bool plan_concat_shuffle(NodeContext& c) {
+  std::optional<ConcatShuffle> fused = fuse_concat_shuffle(c, c.node_index());
+  if (!fused) return false;
+  c.add_kernel(fused->values, [shuffle = std::move(fused->shuffle)](Pointers p, ThreadPool* pool) { shuffle.run(p, pool); });
   return true;
 }
 

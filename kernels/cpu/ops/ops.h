@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 
+#include "kernels/cpu/engines/channel_shuffle.h"
 #include "kernels/cpu/plan/kernel_table.h"
 
 namespace mt::cpu {
@@ -128,6 +129,16 @@ void plan_concat_blocks(NodeContext& context, const ConcatCopy& copy);
 // channel_shuffle.cpp: plans a channel concat with the channel shuffle after it (and the channel
 // slices after that) as one step, if the graph has that pattern; false (nothing planned) otherwise.
 bool plan_concat_shuffle(NodeContext& context);
+// The same pattern at concat node `concat`, fused into the step `planning` plans (the concat's own,
+// or that of the node computing its last input, which then runs the pass on each range of pixels it
+// has computed): the pass, and its pointers' values (the concat's inputs, then its outputs). Nullopt,
+// with nothing fused, where the pattern does not hold, an input is not computed yet, or conv
+// fusion is off.
+struct ConcatShuffle {
+  ChannelShuffle shuffle;
+  std::vector<Value> values;
+};
+std::optional<ConcatShuffle> fuse_concat_shuffle(NodeContext& planning, size_t concat);
 
 // pool.cpp, shared with the int8 max pool: a max_pool2d node's window as engines/max_pool.h
 // takes it (the output size from the node: ceil_mode windows reach past the image).

@@ -205,6 +205,86 @@ void pack_int8_weights(const Graph& graph, const Node& node, CpuLayout layout, v
   }
 }
 
+namespace {
+
+// The pointwise conv (1x1, stride 1, no padding, one group, on the GEMM) that alone reads this
+// depthwise conv's output (or its fused activation's), if the two can run as one step
+// (int8_depthwise_pointwise), with conv fusion on (MT_CPU_CONV_FUSION).
+std::optional<size_t> fusable_pointwise(NodeContext& c, const std::optional<FusedActivation>& activation) {
+  if (!c.conv_fusion()) return std::nullopt;
+  const Graph& graph = c.graph();
+  const std::string& mid = activation ? graph.nodes[activation->node].outputs[0] : c.node().outputs[0];
+  const std::optional<size_t> consumer = c.sole_consumer_of(mid);
+  if (!consumer) return std::nullopt;
+  const Node& node = graph.nodes[*consumer];
+  if (node.op != "conv2d" || node.inputs[0] != mid || check_conv2d_int8(graph, node) ||
+      int8_conv2d_kernel(graph, node, c.paths()) != Int8ConvKernel::gemm)
+    return std::nullopt;
+  const Shape& ws = graph.tensor(node.inputs[1]).shape;
+  const auto& pads = attr_ints(node, "pads");
+  if (ws[2] != 1 || ws[3] != 1 || attr_ints(node, "strides") != std::vector<int64_t>{1, 1} ||
+      !std::all_of(pads.begin(), pads.end(), [](int64_t v) { return v == 0; }))
+    return std::nullopt;
+  return consumer;
+}
+
+// Plans the depthwise conv being planned, its fused activation and the pointwise conv `pointwise`
+// (with the add it fuses in turn, fusable_add) as one int8_depthwise_pointwise step.
+void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size_t pointwise,
+                              const PackedConvShape& shape, const Value& x, const int8_t* padding,
+                              const std::optional<FusedActivation>& activation, size_t threads) {
+  NodeContext pc = c.context_of(pointwise);
+  const size_t out_channels = to_size(pc.input_info(1).shape[0]);
+  fused.pointwise =
+      int8_gemm_view(packed_weights(pc, 1, CpuLayout::vnni_gemm), 1, shape.channels, out_channels, output_of(pc));
+  // The depthwise output (the pointwise conv's input) stays a tensor of the arena: each thread
+  // writes and reads back its own rows of it.
+  const Value mid = conv_output(c, activation);
+  const std::optional<FusedAdd> add = fusable_add(pc);
+  // Pointers: x, mid, scratch, y, [the fused add's residual].
+  std::vector<Value> values{x, mid, c.scratch(int8_depthwise_scratch_bytes(shape, threads))};
+  if (add) {
+    c.fuse_through(pointwise);
+    values.push_back(c.fused_output(add->node, 0, nhwc_layout()));
+    values.push_back(c.tensor(add->residual, nhwc_layout()));
+  } else {
+    values.push_back(c.fused_output(pointwise, 0, nhwc_layout()));
+  }
+  // ShuffleNet: the channel shuffle of this output and the concat's other inputs (computed before),
+  // run by each thread on the pixels it has computed.
+  std::optional<ConcatShuffle> shuffle;
+  if (!add)
+    if (const std::optional<size_t> concat = c.sole_consumer_of(pc.node().outputs[0]))
+      shuffle = fuse_concat_shuffle(c, *concat);
+  const size_t shuffle_first = values.size();
+  if (shuffle) values.insert(values.end(), shuffle->values.begin(), shuffle->values.end());
+  std::optional<ChannelShuffle> pass;
+  if (shuffle) pass = std::move(shuffle->shuffle);
+  const Int8ResidualAdd residual = add ? add->add : Int8ResidualAdd{};
+  const bool has_add = add.has_value();
+  c.add_kernel(values, [fused, shape, padding, threads, residual, has_add, pass, shuffle_first](Pointers p,
+                                                                                                ThreadPool* pool) {
+    struct Tail {
+      const ChannelShuffle* pass;
+      Pointers pointers;
+    } context{pass ? &*pass : nullptr, p.subspan(std::min(shuffle_first, p.size()))};
+    PixelRangeTail tail;
+    if (pass) {
+      tail = {.fn = [](const void* raw, size_t begin, size_t end) {
+                const auto* t = static_cast<const Tail*>(raw);
+                t->pass->run_pixels(t->pointers, begin, end);
+              },
+              .context = &context};
+    }
+    int8_depthwise_pointwise(fused, shape, static_cast<const int8_t*>(p[0]), padding, static_cast<int8_t*>(p[1]), p[2],
+                             threads, static_cast<int8_t*>(p[3]),
+                             has_add ? Int8Residual{&residual, static_cast<const int8_t*>(p[4])} : Int8Residual{},
+                             tail, pool);
+  });
+}
+
+}  // namespace
+
 bool plan_conv2d_int8_vnni(NodeContext& c) {
   const Int8ConvKernel kernel = int8_conv2d_kernel(c.graph(), c.node(), c.paths());
   if (kernel == Int8ConvKernel::xnnpack) return false;
@@ -228,6 +308,11 @@ bool plan_conv2d_int8_vnni(NodeContext& c) {
     const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
     const Value x = c.input(0, nhwc_layout());
     const std::optional<FusedActivation> activation = fusable_activation(c);
+    if (const std::optional<size_t> pointwise = fusable_pointwise(c, activation)) {
+      plan_depthwise_pointwise(c, {.depthwise = w, .lookup = activation ? activation->table : nullptr, .pointwise = {}},
+                               *pointwise, shape, x, padding, activation, threads);
+      return true;
+    }
     const Value y = conv_output(c, activation);
     const Value scratch = c.scratch(int8_depthwise_scratch_bytes(shape, threads));  // arena: 64-byte aligned
     const int8_t* lookup = activation ? activation->table : nullptr;

@@ -148,6 +148,7 @@ class NodeContext {
 
   const Graph& graph() const { return builder_.graph; }
   const Node& node() const { return node_; }
+  size_t node_index() const { return node_index_; }
   ThreadPool* pool() const { return builder_.pool; }
   int threads() const { return builder_.options.threads; }
   // The kernel paths of our own this plan takes (kernel_paths.h).
@@ -205,6 +206,9 @@ class NodeContext {
   std::optional<size_t> sole_consumer_of(const std::string& tensor) const { return builder_.sole_consumer(tensor); }
   // Every node that reads `tensor`, once per read (a graph output may have none).
   const std::vector<size_t>& consumers_of(const std::string& tensor) const { return builder_.consumers(tensor); }
+  // The context of a later node this node's steps compute too (fused), to plan its parts (its
+  // packed weights, what it fuses in turn) from the same builder.
+  NodeContext context_of(size_t consumer) const { return NodeContext(builder_, consumer); }
   // Marks `consumer` planned by this node without storing its outputs: their only reader is fused too.
   void fuse_through(size_t consumer) { builder_.fuse(consumer); }
   // Output i is `source`'s bytes seen with the output's shape and `layout` (no step, no copy).
