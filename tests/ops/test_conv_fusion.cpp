@@ -67,6 +67,13 @@ class FusionGraph {
     built_.graph.nodes.push_back(std::move(node));
   }
 
+  // y = op(inputs) for a node without weights (concat, reshape, transpose, slice).
+  void node(const std::string& op, std::vector<std::string> inputs, const std::string& y, Attributes attrs) {
+    built_.graph.add_tensor({.name = y, .dtype = DType::f32});
+    built_.graph.nodes.push_back(
+        {.name = y + "_" + op, .op = op, .inputs = std::move(inputs), .outputs = {y}, .attrs = std::move(attrs)});
+  }
+
   void mul(const std::string& a, const std::string& b, const std::string& y) {
     built_.graph.add_tensor({.name = y, .dtype = DType::f32});
     built_.graph.nodes.push_back({.name = y + "_mul", .op = "mul", .inputs = {a, b}, .outputs = {y}});
@@ -106,13 +113,19 @@ class FusionGraph {
   CaseGraph built_;
 };
 
-enum class Engine { gemm, depthwise, stem };
+// depthwise_pointwise: a depthwise conv and the pointwise conv after it as one step (both engines).
+enum class Engine { gemm, depthwise, stem, depthwise_pointwise };
 
 struct FusionCase {
   std::string name;
   CaseGraph built;
   Engine engine;
   size_t fusable = 0;  // nodes after a conv that its engine plans into the conv's step
+  size_t fused_convs = 0;  // of those, convs (a pointwise conv after a depthwise one)
+  // Nodes fused with conv fusion on where the engine does not run (for depthwise_pointwise: where one
+  // of its two does not, the other conv then fusing its own nodes), and where neither of the two runs.
+  size_t fusable_without_engine = 0;
+  size_t fusable_without_both = 0;
 };
 
 std::vector<FusionCase> fusion_cases() {
@@ -226,19 +239,90 @@ std::vector<FusionCase> fusion_cases() {
     g.to_nhwc("c", "out");
     cases.push_back({"channel gate [C,1,1] first, 2 images", g.finish({"out"}), Engine::gemm, 1});
   }
+  {  // MobileNetV2's depthwise conv (relu6) and projection as one step: 2 images of 7 rows (split
+     // 7 : 7 at 2 threads), a last GEMM panel of 8 columns.
+    FusionGraph g(13);
+    g.input("x", {2, 24, 7, 9});
+    g.conv("x", "d", {24, 1, 3, 3}, 1, 1, 24, 0.0, 6.0);
+    g.conv("d", "p", {40, 24, 1, 1}, 1, 0, 1);
+    g.to_nhwc("p", "out");
+    cases.push_back({"depthwise 3x3 relu6 + pointwise", g.finish({"out"}), Engine::depthwise_pointwise, 1, 1});
+  }
+  {  // MobileNetV3's block without squeeze-excitation: depthwise 5x5 stride 2 + hardswish, then the
+     // projection and its residual add, all one step; 7 rows (4 : 3 at 2 threads).
+    FusionGraph g(14);
+    g.input("x", {1, 20, 13, 11});
+    g.input("r", {1, 16, 7, 6});
+    g.conv("x", "d", {20, 1, 5, 5}, 2, 2, 20);
+    g.unary("hardswish", "d", "h");
+    g.conv("h", "p", {16, 20, 1, 1}, 1, 0, 1);
+    g.add("p", "r", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back({"depthwise 5x5 s2 + hardswish + pointwise + residual add", g.finish({"out"}),
+                     Engine::depthwise_pointwise, 3, 1, 1});
+  }
+  {  // Both convs' activations fused too (without one engine, the other conv still fuses its own).
+    FusionGraph g(15);
+    g.input("x", {1, 32, 6, 6});
+    g.conv("x", "d", {32, 1, 3, 3}, 1, 1, 32);
+    g.unary("hardswish", "d", "h");
+    g.conv("h", "p", {24, 32, 1, 1}, 1, 0, 1);
+    g.unary("silu", "p", "y");
+    g.to_nhwc("y", "out");
+    cases.push_back(
+        {"depthwise 3x3 + hardswish + pointwise + silu", g.finish({"out"}), Engine::depthwise_pointwise, 3, 1, 1});
+  }
+  {  // Not fused: the depthwise output is also a graph output.
+    FusionGraph g(16);
+    g.input("x", {1, 16, 6, 6});
+    g.conv("x", "d", {16, 1, 3, 3}, 1, 1, 16);
+    g.conv("d", "p", {24, 16, 1, 1}, 1, 0, 1);
+    g.to_nhwc("p", "out");
+    cases.push_back({"depthwise output also a graph output", g.finish({"out", "d"}), Engine::depthwise_pointwise, 0, 0});
+  }
+  {  // ShuffleNetV2's unit: both branches NHWC tensors computed by convs, the second through 1x1,
+     // depthwise 3x3 and 1x1 convs; concat, channel shuffle, halves. The last 1x1 conv and the concat
+     // (with the shuffle and the slices) join the depthwise conv's step; without our depthwise conv,
+     // the reshapes, transpose and slices still join the concat's (channel_shuffle.cpp).
+    FusionGraph g(17);
+    g.input("x", {1, 24, 9, 8});
+    g.conv("x", "x1", {24, 24, 1, 1}, 1, 0, 1, 0.0);
+    g.conv("x", "a", {24, 24, 1, 1}, 1, 0, 1, 0.0);
+    g.conv("a", "d", {24, 1, 3, 3}, 1, 1, 24);
+    g.conv("d", "b", {24, 24, 1, 1}, 1, 0, 1, 0.0);
+    g.node("concat", {"x1", "b"}, "cat", {{"axis", int64_t{1}}});
+    g.node("reshape", {"cat"}, "grouped", {{"shape", Ints{1, 2, 24, 9, 8}}});
+    g.node("transpose", {"grouped"}, "swapped", {{"perm", Ints{0, 2, 1, 3, 4}}});
+    g.node("reshape", {"swapped"}, "s", {{"shape", Ints{1, 48, 9, 8}}});
+    g.node("slice", {"s"}, "lo", {{"starts", Ints{0}}, {"ends", Ints{24}}, {"axes", Ints{1}}});
+    g.node("slice", {"s"}, "hi", {{"starts", Ints{24}}, {"ends", Ints{48}}, {"axes", Ints{1}}});
+    g.to_nhwc("lo", "out_lo");
+    g.to_nhwc("hi", "out_hi");
+    cases.push_back({"ShuffleNetV2 unit: depthwise + pointwise + channel shuffle", g.finish({"out_lo", "out_hi"}),
+                     Engine::depthwise_pointwise, 5, 1, 3, 3});
+  }
   return cases;
 }
 
-// Nodes other than convs and transposes that plan no step of their own (fused into a conv's).
-size_t fused_nodes(const Graph& graph, const PlanOptions& options) {
+// Nodes other than the graphs' last transposes that plan no step of their own (fused into a conv's,
+// or views such as a reshape), and of those the convs.
+struct Fused {
+  size_t nodes = 0, convs = 0;
+};
+Fused fused_nodes(const Graph& graph, const PlanOptions& options) {
   REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
   cpu::PlanBuilder builder(graph, options, nullptr);
   builder.plan_nodes();
   std::vector<bool> planned(graph.nodes.size(), false);
   for (const cpu::PlannedStep& step : builder.steps) planned.at(step.node_index) = true;
-  size_t fused = 0;
-  for (size_t n = 0; n < graph.nodes.size(); ++n)
-    fused += graph.nodes[n].op != "conv2d" && graph.nodes[n].op != "transpose" && !planned[n] ? 1 : 0;
+  Fused fused;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    const bool last_transpose = node.op == "transpose" && node.outputs[0].rfind("out", 0) == 0;
+    if (planned[n] || last_transpose) continue;
+    ++fused.nodes;
+    if (node.op == "conv2d") ++fused.convs;
+  }
   return fused;
 }
 
@@ -259,6 +343,7 @@ TEST_CASE("float32 conv + activation + residual add: cpu matches the reference, 
   for (const FusionCase& c : fusion_cases()) {
     INFO("case '" << c.name << "'");
     const std::vector<HostArray> expected = run_case(*reference, c.built, 1);
+    const size_t views = fused_nodes(c.built.graph, off.options).nodes;  // no step with fusion off either
     for (const Variant& variant : variants) {
       INFO(variant.name);
       Graph graph = c.built.graph;
@@ -275,11 +360,19 @@ TEST_CASE("float32 conv + activation + residual add: cpu matches the reference, 
       const cpu::KernelPaths paths = cpu::plan_paths(p);  // the options, on this CPU, under its target cap
       const bool engine = c.engine == Engine::gemm        ? paths.packed_gemm
                           : c.engine == Engine::depthwise ? paths.depthwise
-                                                          : paths.stem_conv;
-      CHECK(fused_nodes(graph, p) == (engine && paths.conv_fusion ? c.fusable : 0));
+                          : c.engine == Engine::stem      ? paths.stem_conv
+                                                          : paths.depthwise && paths.packed_gemm;
+      const bool neither = c.engine == Engine::depthwise_pointwise && !paths.depthwise && !paths.packed_gemm;
+      const size_t fusable = !paths.conv_fusion ? 0
+                             : engine           ? c.fusable
+                             : neither          ? c.fusable_without_both
+                                                : c.fusable_without_engine;
+      const Fused fused = fused_nodes(graph, p);
+      CHECK(fused.nodes == views + fusable);
+      CHECK(fused.convs == (engine && paths.conv_fusion ? c.fused_convs : 0));
     }
   }
-  CHECK(compared >= 12 * 6);
+  CHECK(compared >= 17 * 6);
 }
 
 }  // namespace mt::optest

@@ -299,13 +299,32 @@ RowFn row_function(const PackedConvShape& s, const Epilogue& e) {
 #pragma GCC diagnostic pop
 #endif
 
-void depthwise_conv(const PackedDepthwise& w, const PackedConvShape& s, const float* x, float* y, const Epilogue& e,
-                    ThreadPool* pool) {
-#if defined(__x86_64__)
+namespace {
+void check_depthwise(const PackedDepthwise& w, const PackedConvShape& s) {
   if (w.kernel_h != s.kernel_h || w.kernel_w != s.kernel_w || w.channels != s.channels)
     fail(ExitCode::failure, "internal: depthwise_conv weights of another kernel or channel count");
   if (!depthwise_fits(s.kernel_h, s.kernel_w, s.stride_w, s.dilation_w))
     fail(ExitCode::failure, "internal: depthwise_conv of a stride or dilation it does not take");
+}
+}  // namespace
+
+void depthwise_conv_rows(const PackedDepthwise& w, const PackedConvShape& s, const float* x, float* y,
+                         const Epilogue& e, size_t begin, size_t end) {
+#if defined(__x86_64__)
+  check_depthwise(w, s);
+  const Job job{.w = &w, .s = &s, .x = x, .y = y, .e = &e};
+  const RowFn row = w.kernel_h == 3 ? row_function<3>(s, e) : row_function<5>(s, e);
+  for (size_t r = begin; r < end; ++r) row(job, r / s.out_h, r % s.out_h, 0, blocks_of(s.channels));
+#else
+  (void)w, (void)s, (void)x, (void)y, (void)e, (void)begin, (void)end;
+  fail(ExitCode::failure, "internal: depthwise_conv needs AVX-512F");
+#endif
+}
+
+void depthwise_conv(const PackedDepthwise& w, const PackedConvShape& s, const float* x, float* y, const Epilogue& e,
+                    ThreadPool* pool) {
+#if defined(__x86_64__)
+  check_depthwise(w, s);
   const Job job{.w = &w, .s = &s, .x = x, .y = y, .e = &e};
   const RowFn row = w.kernel_h == 3 ? row_function<3>(s, e) : row_function<5>(s, e);
   // Rows are the unit of work; with few rows for the threads, each row's channel blocks are split

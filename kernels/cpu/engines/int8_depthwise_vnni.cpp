@@ -271,7 +271,7 @@ void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvS
     const Int8Residual here{residual.add, residual.add != nullptr ? residual.r + begin * out_row : nullptr};
     int8_gemm(f.pointwise, (end - begin) * s.out_w, {.data = mid + begin * mid_row, .flipped = false}, s.channels,
               y + begin * out_row, f.pointwise.n, nullptr, here);
-    if (tail.fn != nullptr) tail.fn(tail.context, begin * s.out_w, end * s.out_w);
+    tail(begin * s.out_w, end * s.out_w);
   };
   if (parts == 1) return run(0);
   using Run = decltype(run);

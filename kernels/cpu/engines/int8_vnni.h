@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/engines/packed_gemm.h"
+#include "kernels/cpu/plan/parallel.h"  // PixelRangeTail
 
 namespace mt::cpu {
 
@@ -160,12 +161,6 @@ struct Int8DepthwisePointwise {
   PackedInt8Depthwise depthwise;
   const int8_t* lookup = nullptr;  // the depthwise conv's fused activation, or null
   PackedInt8Gemm pointwise;        // taps 1, k = round_up(depthwise channels, 4)
-};
-
-// Work on output pixels [begin, end) once they are computed, by the same thread (fn null: none).
-struct PixelRangeTail {
-  void (*fn)(const void* context, size_t begin, size_t end) = nullptr;
-  const void* context = nullptr;
 };
 
 // scratch: int8_depthwise_scratch_bytes(depthwise, threads); with residual.add, y is that add of the

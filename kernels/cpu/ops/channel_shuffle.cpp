@@ -111,6 +111,26 @@ std::optional<ConcatShuffle> fuse_concat_shuffle(NodeContext& planning, size_t c
   return fused;
 }
 
+FusedShuffle fuse_shuffle_after(NodeContext& planning, const std::string& tensor, std::vector<Value>& values) {
+  FusedShuffle fused{.pass = std::nullopt, .first = values.size()};
+  const std::optional<size_t> concat = planning.sole_consumer_of(tensor);
+  if (!concat) return fused;
+  std::optional<ConcatShuffle> shuffle = fuse_concat_shuffle(planning, *concat);
+  if (!shuffle) return fused;
+  values.insert(values.end(), shuffle->values.begin(), shuffle->values.end());
+  fused.pass = std::move(shuffle->shuffle);
+  return fused;
+}
+
+PixelRangeTail shuffle_tail(const ShuffleTail& tail) {
+  if (tail.pass == nullptr) return {};
+  return {.fn = [](const void* raw, size_t begin, size_t end) {
+            const auto* t = static_cast<const ShuffleTail*>(raw);
+            t->pass->run_pixels(t->pointers, begin, end);
+          },
+          .context = &tail};
+}
+
 bool plan_concat_shuffle(NodeContext& c) {
   std::optional<ConcatShuffle> fused = fuse_concat_shuffle(c, c.node_index());
   if (!fused) return false;

@@ -18,6 +18,7 @@
 #include "kernels/cpu/engines/conv_gemm.h"
 #include "kernels/cpu/engines/conv_transpose_direct.h"
 #include "kernels/cpu/engines/depthwise_conv.h"
+#include "kernels/cpu/engines/depthwise_pointwise.h"
 #include "kernels/cpu/engines/gemm_slices.h"
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/conv_fusion.h"
@@ -193,6 +194,64 @@ void plan_indirect(NodeContext& c, const Conv2d& a) {
   });
 }
 
+// The pointwise conv on the packed GEMM that alone reads this depthwise conv's output (after its
+// fused activation), if the two can run as one step (depthwise_pointwise.h): conv fusion on, and
+// no add fused into the depthwise conv.
+std::optional<size_t> fusable_pointwise(const NodeContext& c, const ConvFusion& fusion) {
+  if (!c.conv_fusion() || fusion.add_node) return std::nullopt;
+  const Graph& graph = c.graph();
+  const std::string& mid = fusion.activation_node ? graph.nodes[*fusion.activation_node].outputs[0] : c.node().outputs[0];
+  const std::optional<size_t> consumer = c.sole_consumer_of(mid);
+  if (!consumer) return std::nullopt;
+  const Node& node = graph.nodes[*consumer];
+  if (node.op != "conv2d" || node.inputs[0] != mid || check_conv_common(graph, node, true) ||
+      conv2d_kernel(graph, node, c.paths()) != Conv2dKernel::gemm_pointwise)
+    return std::nullopt;
+  return consumer;
+}
+
+// The depthwise conv being planned (its fusion: `fusion`), the pointwise conv `pointwise` with the
+// nodes it fuses in turn, and ShuffleNet's channel shuffle of its output where that follows, as one
+// depthwise_pointwise step.
+void plan_depthwise_pointwise(NodeContext& c, const PackedDepthwise& w, const PackedConvShape& shape, const Value& x,
+                              const Epilogue& e, const ConvFusion& fusion, size_t pointwise) {
+  NodeContext pc = c.context_of(pointwise);
+  const Shape& ws = pc.input_info(1).shape;
+  const auto out_channels = static_cast<size_t>(ws[0]);
+  const Conv2d pa = conv_attrs(pc.node(), ws);
+  const ConvFusion pw_fusion = conv_fusion(pc);
+  DepthwisePointwise fused{
+      .depthwise = w,
+      .depthwise_epilogue = e,
+      .pointwise = packed_gemm_view(packed_weights(pc, 1, CpuLayout::gemm), shape.channels, out_channels),
+      .pointwise_epilogue = epilogue_of(pa.low, pa.high, pw_fusion)};
+  const Value mid = fused_values(c, fusion).y;
+  // The pointwise conv's output, or that of the last node it fuses (planned from this step's
+  // context, so that a reordering of the residual is charged to this step's node).
+  FusedValues out;
+  if (pw_fusion.activation_node || pw_fusion.add_node) {
+    c.fuse_through(pointwise);
+    out = fused_values(c, pw_fusion);
+  } else {
+    out.y = c.fused_output(pointwise, 0, nhwc_layout());
+  }
+  // Pointers: x, mid, y, [residual], [the shuffle's inputs and outputs].
+  std::vector<Value> values{x, mid, out.y};
+  if (out.residual) values.push_back(*out.residual);
+  const Graph& graph = c.graph();
+  const std::string& last = pw_fusion.add_node          ? graph.nodes[*pw_fusion.add_node].outputs[0]
+                            : pw_fusion.activation_node ? graph.nodes[*pw_fusion.activation_node].outputs[0]
+                                                        : pc.node().outputs[0];
+  const FusedShuffle shuffle = fuse_shuffle_after(c, last, values);
+  const bool has_residual = out.residual.has_value();
+  c.add_kernel(values, [fused, shape, has_residual, shuffle](Pointers p, ThreadPool* pool) {
+    const ShuffleTail tail = shuffle.at(p);
+    depthwise_pointwise(fused, shape, static_cast<const float*>(p[0]), static_cast<float*>(p[1]),
+                        static_cast<float*>(p[2]), has_residual ? static_cast<const float*>(p[3]) : nullptr,
+                        shuffle_tail(tail), pool);
+  });
+}
+
 // A depthwise conv (one input and one output channel per group) on depthwise_conv.h.
 void plan_depthwise(NodeContext& c, const Conv2d& a) {
   const PackedConvShape shape = conv_shape(c, a);
@@ -200,6 +259,8 @@ void plan_depthwise(NodeContext& c, const Conv2d& a) {
                           .channels = shape.channels, .kernel_h = a.kh, .kernel_w = a.kw};
   const Value x = c.input(0, nhwc_layout());
   const ConvFusion fusion = conv_fusion(c);
+  if (const std::optional<size_t> pointwise = fusable_pointwise(c, fusion))
+    return plan_depthwise_pointwise(c, w, shape, x, epilogue_of(a.low, a.high, fusion), fusion, *pointwise);
   const FusedValues out = fused_values(c, fusion);
   const Epilogue e = epilogue_of(a.low, a.high, fusion);
   c.add_kernel(step_values(x, out), [w, shape, e](Pointers p, ThreadPool* pool) {

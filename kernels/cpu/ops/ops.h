@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "kernels/cpu/engines/channel_shuffle.h"
+#include "kernels/cpu/plan/parallel.h"
 #include "kernels/cpu/plan/kernel_table.h"
 
 namespace mt::cpu {
@@ -139,6 +140,22 @@ struct ConcatShuffle {
   std::vector<Value> values;
 };
 std::optional<ConcatShuffle> fuse_concat_shuffle(NodeContext& planning, size_t concat);
+// A conv step that computes the last input of such a concat runs the pass as its tail: the pass, if
+// fuse_shuffle_after fused one, and where its values start among the step's pointers.
+struct ShuffleTail {
+  const ChannelShuffle* pass = nullptr;
+  Pointers pointers;  // the step's, from the pass's values on
+};
+struct FusedShuffle {
+  std::optional<ChannelShuffle> pass;
+  size_t first = 0;
+  ShuffleTail at(Pointers step) const { return {pass ? &*pass : nullptr, pass ? step.subspan(first) : Pointers{}}; }
+};
+// fuse_concat_shuffle at the sole reader of `tensor` (computed by `planning`'s step), with the pass's
+// values appended to `values`; no pass where the pattern does not hold.
+FusedShuffle fuse_shuffle_after(NodeContext& planning, const std::string& tensor, std::vector<Value>& values);
+// The pass over the pixel ranges of a step (`tail` outlives the call it is given to).
+PixelRangeTail shuffle_tail(const ShuffleTail& tail);
 
 // pool.cpp, shared with the int8 max pool: a max_pool2d node's window as engines/max_pool.h
 // takes it (the output size from the node: ceil_mode windows reach past the image).

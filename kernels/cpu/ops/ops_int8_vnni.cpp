@@ -252,34 +252,16 @@ void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size
   }
   // ShuffleNet: the channel shuffle of this output and the concat's other inputs (computed before),
   // run by each thread on the pixels it has computed.
-  std::optional<ConcatShuffle> shuffle;
-  if (!add)
-    if (const std::optional<size_t> concat = c.sole_consumer_of(pc.node().outputs[0]))
-      shuffle = fuse_concat_shuffle(c, *concat);
-  const size_t shuffle_first = values.size();
-  if (shuffle) values.insert(values.end(), shuffle->values.begin(), shuffle->values.end());
-  std::optional<ChannelShuffle> pass;
-  if (shuffle) pass = std::move(shuffle->shuffle);
+  const FusedShuffle shuffle =
+      fuse_shuffle_after(c, add ? c.graph().nodes[add->node].outputs[0] : pc.node().outputs[0], values);
   const Int8ResidualAdd residual = add ? add->add : Int8ResidualAdd{};
   const bool has_add = add.has_value();
-  c.add_kernel(values, [fused, shape, padding, threads, residual, has_add, pass, shuffle_first](Pointers p,
-                                                                                                ThreadPool* pool) {
-    struct Tail {
-      const ChannelShuffle* pass;
-      Pointers pointers;
-    } context{pass ? &*pass : nullptr, p.subspan(std::min(shuffle_first, p.size()))};
-    PixelRangeTail tail;
-    if (pass) {
-      tail = {.fn = [](const void* raw, size_t begin, size_t end) {
-                const auto* t = static_cast<const Tail*>(raw);
-                t->pass->run_pixels(t->pointers, begin, end);
-              },
-              .context = &context};
-    }
+  c.add_kernel(values, [fused, shape, padding, threads, residual, has_add, shuffle](Pointers p, ThreadPool* pool) {
+    const ShuffleTail tail = shuffle.at(p);
     int8_depthwise_pointwise(fused, shape, static_cast<const int8_t*>(p[0]), padding, static_cast<int8_t*>(p[1]), p[2],
                              threads, static_cast<int8_t*>(p[3]),
                              has_add ? Int8Residual{&residual, static_cast<const int8_t*>(p[4])} : Int8Residual{},
-                             tail, pool);
+                             shuffle_tail(tail), pool);
   });
 }
 

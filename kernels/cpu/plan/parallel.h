@@ -9,6 +9,16 @@
 
 namespace mt::cpu {
 
+// Work a fused step does on output pixels [begin, end) once its thread has computed them (ShuffleNet's
+// channel shuffle after the conv that computes its last input); fn null: none.
+struct PixelRangeTail {
+  void (*fn)(const void* context, size_t begin, size_t end) = nullptr;
+  const void* context = nullptr;
+  void operator()(size_t begin, size_t end) const {
+    if (fn != nullptr) fn(context, begin, end);
+  }
+};
+
 template <typename Fn>
 void parallel_chunks(ThreadPool* pool, size_t count, size_t min_chunk, const Fn& fn) {
   const size_t threads = thread_count(pool);
