@@ -21,11 +21,23 @@ class BroadcastLoop {
   // Physical shapes of the same rank; a and b broadcast to out.
   BroadcastLoop(const Shape& out, const Shape& a, const Shape& b);
 
-  // out[i] = fn(a[i'], b[i'']) for every output element.
+  // out[i] = fn(a[i'], b[i'']) for every output element; with `avx2` (the CPU has AVX2 and FMA) the
+  // rows run their AVX2+FMA compilation.
   template <typename T, typename U, typename Fn>
-  void run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool) const;
+  void run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool, bool avx2 = false) const;
 
  private:
+  template <typename T, typename U, typename Fn>
+  void rows(const T* a, const T* b, U* out, const Fn& fn, size_t begin, size_t end) const;
+#if defined(__x86_64__)
+  // rows() with everything it calls inlined (flatten) and compiled for AVX2 + FMA.
+  template <typename T, typename U, typename Fn>
+  __attribute__((target("avx2,fma"), flatten)) void rows_avx2(const T* a, const T* b, U* out, const Fn& fn,
+                                                               size_t begin, size_t end) const {
+    rows(a, b, out, fn, begin, end);
+  }
+#endif
+
   using Dim = LoopDim<3>;  // strides of a, b, out
   std::vector<Dim> outer_;
   Dim inner_{1, {0, 0, 1}};
@@ -33,29 +45,40 @@ class BroadcastLoop {
 };
 
 template <typename T, typename U, typename Fn>
-void BroadcastLoop::run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool) const {
+void BroadcastLoop::run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool, bool avx2) const {
   const int64_t n = inner_.size;
   const size_t min_rows = static_cast<size_t>(std::max<int64_t>(1, 8192 / std::max<int64_t>(1, n)));
   parallel_chunks(pool, rows_, min_rows, [&](size_t begin, size_t end) {
-    StridedWalk<3> walk(outer_, begin);
-    for (size_t row = begin; row < end; ++row, walk.next()) {
-      const T* pa = a + walk[0];
-      const T* pb = b + walk[1];
-      U* po = out + walk[2];
-      if (inner_.stride[0] == 1 && inner_.stride[1] == 1) {
-        for (int64_t i = 0; i < n; ++i) po[i] = fn(pa[i], pb[i]);
-      } else if (inner_.stride[0] == 1) {
-        const T vb = pb[0];
-        for (int64_t i = 0; i < n; ++i) po[i] = fn(pa[i], vb);
-      } else if (inner_.stride[1] == 1) {
-        const T va = pa[0];
-        for (int64_t i = 0; i < n; ++i) po[i] = fn(va, pb[i]);
-      } else {
-        const U v = fn(pa[0], pb[0]);
-        for (int64_t i = 0; i < n; ++i) po[i] = v;
-      }
-    }
+#if defined(__x86_64__)
+    if (avx2) return rows_avx2(a, b, out, fn, begin, end);
+#else
+    (void)avx2;
+#endif
+    rows(a, b, out, fn, begin, end);
   });
+}
+
+template <typename T, typename U, typename Fn>
+void BroadcastLoop::rows(const T* a, const T* b, U* out, const Fn& fn, size_t begin, size_t end) const {
+  const int64_t n = inner_.size;
+  StridedWalk<3> walk(outer_, begin);
+  for (size_t row = begin; row < end; ++row, walk.next()) {
+    const T* pa = a + walk[0];
+    const T* pb = b + walk[1];
+    U* po = out + walk[2];
+    if (inner_.stride[0] == 1 && inner_.stride[1] == 1) {
+      for (int64_t i = 0; i < n; ++i) po[i] = fn(pa[i], pb[i]);
+    } else if (inner_.stride[0] == 1) {
+      const T vb = pb[0];
+      for (int64_t i = 0; i < n; ++i) po[i] = fn(pa[i], vb);
+    } else if (inner_.stride[1] == 1) {
+      const T va = pa[0];
+      for (int64_t i = 0; i < n; ++i) po[i] = fn(va, pb[i]);
+    } else {
+      const U v = fn(pa[0], pb[0]);
+      for (int64_t i = 0; i < n; ++i) po[i] = v;
+    }
+  }
 }
 
 // where's loop: out = condition ? x : y, element by element over three broadcast operands, the

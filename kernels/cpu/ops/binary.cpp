@@ -1,7 +1,7 @@
-// add, sub, mul, div, max, min, pow, mod, bit_shift with numpy broadcasting. Float tensors of rank
-// <= 6 use XNNPACK's *_nd_f32 operators (add keeps its fused clamp); integers, pow, mod and higher
-// ranks use a broadcast loop, and so do max, min and mod on float16 (computed in float32, where
-// they are exact, NaN winning as in the reference). Both operands are read in the output's layout, so NHWC activations meet
+// add, sub, mul, div, max, min, pow, mod, bit_shift with numpy broadcasting, on a broadcast loop
+// (float32: its AVX2+FMA compilation where the CPU has them) on the plan's own threads; float32 max
+// and min of rank <= 6 use XNNPACK's *_nd_f32 operators (their NaN rule). max, min and mod on
+// float16 are computed in float32, where they are exact, NaN winning as in the reference. Both operands are read in the output's layout, so NHWC activations meet
 // per-channel constants ([C,1,1] is [1,1,1,C] in NHWC: no copy) without a layout change.
 #include <algorithm>
 #include <array>
@@ -106,9 +106,10 @@ auto wrap(T v) {
 template <typename T>
 void add_loop(NodeContext& c, const std::vector<Value>& values, const BroadcastLoop& loop) {
   const std::string& op = c.node().op;
+  const bool avx2 = c.avx2_fma();
   auto step = [&](auto fn) {
-    c.add_kernel(values, [loop, fn](Pointers p, ThreadPool* pool) {
-      loop.run(static_cast<const T*>(p[0]), static_cast<const T*>(p[1]), static_cast<T*>(p[2]), fn, pool);
+    c.add_kernel(values, [loop, fn, avx2](Pointers p, ThreadPool* pool) {
+      loop.run(static_cast<const T*>(p[0]), static_cast<const T*>(p[1]), static_cast<T*>(p[2]), fn, pool, avx2);
     });
   };
   if (op == "add") {
@@ -250,7 +251,12 @@ void plan_binary(NodeContext& c) {
   const std::vector<Shape>& physical = planned.physical;
   const DType dtype = c.output_info(0).dtype;
 
-  if (dtype == DType::f32 && rank <= XNN_MAX_TENSOR_DIMS && c.node().op != "pow" && c.node().op != "mod") {
+  // add, sub, mul and div round the same in the loop (one IEEE operation per element, then add's
+  // clamp) and run on the plan's own threads: an XNNPACK operator large enough for XNNPACK's threads
+  // parks ours and wakes them again after it (EfficientNet-B0's squeeze-excitation muls on the
+  // 7x7 and 14x14 layers, which no conv absorbs: 3-9 us at 1 thread, 20-28 us at 2).
+  const bool own_loop = dtype == DType::f32 && c.node().op != "max" && c.node().op != "min";
+  if (dtype == DType::f32 && !own_loop && rank <= XNN_MAX_TENSOR_DIMS) {
     const auto [op, setup] = create_xnn(c);
     const Value a = c.xnn_input(0, trailing_layout(layout, c.input_info(0).shape.size()));
     const Value b = c.xnn_input(1, trailing_layout(layout, c.input_info(1).shape.size()));

@@ -1,5 +1,6 @@
-// The activation ops XNNPACK (2022) lacks, as vectorisable loops over vec_math.h; silu on AVX-512F
-// CPUs as the float32 convs' output stage computes it (epilogue_avx512.h), 3x the AVX2 loop's speed.
+// The activation ops XNNPACK (2022) lacks, and hardswish (on the plan's own threads), as vectorisable
+// loops over vec_math.h; silu on AVX-512F CPUs as the float32 convs' output stage computes it
+// (epilogue_avx512.h), 3x the AVX2 loop's speed.
 #include "kernels/cpu/ops/unary_portable.h"
 
 #include <cmath>
@@ -79,6 +80,12 @@ void plan_reciprocal(NodeContext& c) { plan_unary_map(c, [](float x) { return 1.
 void plan_softplus(NodeContext& c) {
   // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x, no cancellation for small.
   plan_unary_map(c, [](float x) { return std::max(x, 0.0f) + std::log1p(vm::exp(-std::fabs(x))); });
+}
+
+// x * clamp(x + 3, 0, 6) / 6 as the convs' output stage computes it (epilogue_avx512.h), on the plan's
+// own threads (XNNPACK's, on a large tensor, would park ours: MobileNetV3's after its SE blocks).
+void plan_hardswish(NodeContext& c) {
+  plan_unary_map(c, [](float x) { return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f); });
 }
 
 void plan_hardsigmoid(NodeContext& c) {

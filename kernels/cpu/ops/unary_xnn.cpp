@@ -94,9 +94,6 @@ void plan_clamp(NodeContext& c) {
 void plan_sigmoid(NodeContext& c) {
   plan_simple(c, xnn_create_sigmoid_nc_f32, xnn_setup_sigmoid_nc_f32, "xnn_create_sigmoid_nc_f32");
 }
-void plan_hardswish(NodeContext& c) {
-  plan_simple(c, xnn_create_hardswish_nc_f32, xnn_setup_hardswish_nc_f32, "xnn_create_hardswish_nc_f32");
-}
 void plan_sqrt(NodeContext& c) {
   plan_simple(c, xnn_create_square_root_nc_f32, xnn_setup_square_root_nc_f32, "xnn_create_square_root_nc_f32");
 }
