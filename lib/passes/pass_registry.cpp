@@ -10,7 +10,8 @@ namespace {
 
 // The order is the default pipeline: clean-up and folding first so the patterns see simple
 // graphs; recognition before fusion, because fuse_activation would otherwise absorb the clamp
-// of a hardswish into an add; dead nodes last.
+// of a hardswish into an add; recognise_global_avg_pool after recognise_layer_norm, which reads
+// reduce_mean; dead nodes last.
 constexpr PassInfo kPasses[] = {
     {"remove_identities", "drop no-ops: identity, same-shape reshape, identity transpose, +0, *1, empty pad/slice/resize",
      remove_identities},
@@ -23,6 +24,8 @@ constexpr PassInfo kPasses[] = {
     {"recognise_hardsigmoid", "replace clamp(x + 3, 0, 6) / 6 by hardsigmoid", recognise_hardsigmoid},
     {"recognise_hardswish", "replace x * hardsigmoid(x) and x * clamp(x + 3, 0, 6) / 6 by hardswish", recognise_hardswish},
     {"recognise_linear", "replace matmul by a constant 2-D B (+ a constant bias add) by linear", recognise_linear},
+    {"recognise_global_avg_pool", "replace reduce_mean over the spatial axes of a 4-D tensor by global_avg_pool",
+     recognise_global_avg_pool},
     {"fold_batch_norm", "fold batch_norm into the preceding conv2d, conv_transpose2d, linear or matmul", fold_batch_norm},
     {"fuse_activation", "fuse relu/clamp into the preceding conv2d, conv_transpose2d, linear, add, relu or clamp",
      fuse_activation},

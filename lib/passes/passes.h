@@ -41,5 +41,8 @@ void recognise_silu(Graph& graph, PassReport& report);         // x * sigmoid(x)
 void recognise_hardsigmoid(Graph& graph, PassReport& report);  // clamp(x + 3, 0, 6) / 6
 void recognise_hardswish(Graph& graph, PassReport& report);    // x * hardsigmoid(x), x * clamp(x + 3, 0, 6) / 6
 void recognise_linear(Graph& graph, PassReport& report);       // matmul(x, constant B) [+ constant bias]
+// reduce_mean over axes {2, 3} of a float32 4-D tensor becomes global_avg_pool (+ a reshape to
+// [N, C] when keepdims is 0). After recognise_layer_norm, whose pattern may hold such a mean.
+void recognise_global_avg_pool(Graph& graph, PassReport& report);
 
 }  // namespace mt::passes
