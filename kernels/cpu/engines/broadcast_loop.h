@@ -21,19 +21,28 @@ class BroadcastLoop {
   // Physical shapes of the same rank; a and b broadcast to out.
   BroadcastLoop(const Shape& out, const Shape& a, const Shape& b);
 
-  // out[i] = fn(a[i'], b[i'']) for every output element; with `avx2` (the CPU has AVX2 and FMA) the
-  // rows run their AVX2+FMA compilation.
+  // The instructions the rows are compiled for: the x86-64 baseline, AVX2 + FMA, or AVX-512F (512-bit
+  // vectors), as the caller found the CPU to have them.
+  enum class Isa { baseline, avx2, avx512 };
+
+  // out[i] = fn(a[i'], b[i'']) for every output element.
   template <typename T, typename U, typename Fn>
-  void run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool, bool avx2 = false) const;
+  void run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool, Isa isa = Isa::baseline) const;
 
  private:
   template <typename T, typename U, typename Fn>
   void rows(const T* a, const T* b, U* out, const Fn& fn, size_t begin, size_t end) const;
 #if defined(__x86_64__)
-  // rows() with everything it calls inlined (flatten) and compiled for AVX2 + FMA.
+  // rows() with everything it calls inlined (flatten) and compiled for AVX2 + FMA, or AVX-512F.
   template <typename T, typename U, typename Fn>
   __attribute__((target("avx2,fma"), flatten)) void rows_avx2(const T* a, const T* b, U* out, const Fn& fn,
                                                                size_t begin, size_t end) const {
+    rows(a, b, out, fn, begin, end);
+  }
+  template <typename T, typename U, typename Fn>
+  __attribute__((target("avx512f,prefer-vector-width=512"), flatten)) void rows_avx512(const T* a, const T* b, U* out,
+                                                                                       const Fn& fn, size_t begin,
+                                                                                       size_t end) const {
     rows(a, b, out, fn, begin, end);
   }
 #endif
@@ -45,14 +54,15 @@ class BroadcastLoop {
 };
 
 template <typename T, typename U, typename Fn>
-void BroadcastLoop::run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool, bool avx2) const {
+void BroadcastLoop::run(const T* a, const T* b, U* out, const Fn& fn, ThreadPool* pool, Isa isa) const {
   const int64_t n = inner_.size;
   const size_t min_rows = static_cast<size_t>(std::max<int64_t>(1, 8192 / std::max<int64_t>(1, n)));
   parallel_chunks(pool, rows_, min_rows, [&](size_t begin, size_t end) {
 #if defined(__x86_64__)
-    if (avx2) return rows_avx2(a, b, out, fn, begin, end);
+    if (isa == Isa::avx512) return rows_avx512(a, b, out, fn, begin, end);
+    if (isa == Isa::avx2) return rows_avx2(a, b, out, fn, begin, end);
 #else
-    (void)avx2;
+    (void)isa;
 #endif
     rows(a, b, out, fn, begin, end);
   });

@@ -1,5 +1,5 @@
 // add, sub, mul, div, max, min, pow, mod, bit_shift with numpy broadcasting, on a broadcast loop
-// (float32: its AVX2+FMA compilation where the CPU has them) on the plan's own threads; float32 max
+// (compiled for AVX-512 or AVX2 where the plan may use them) on the plan's own threads; float32 max
 // and min of rank <= 6 use XNNPACK's *_nd_f32 operators (their NaN rule). max, min and mod on
 // float16 are computed in float32, where they are exact, NaN winning as in the reference. Both operands are read in the output's layout, so NHWC activations meet
 // per-channel constants ([C,1,1] is [1,1,1,C] in NHWC: no copy) without a layout change.
@@ -106,10 +106,13 @@ auto wrap(T v) {
 template <typename T>
 void add_loop(NodeContext& c, const std::vector<Value>& values, const BroadcastLoop& loop) {
   const std::string& op = c.node().op;
-  const bool avx2 = c.avx2_fma();
+  // AVX-512 where the packed GEMM runs (the CPU has AVX-512F and the plan permits our AVX-512 code).
+  const BroadcastLoop::Isa isa = c.packed_gemm() ? BroadcastLoop::Isa::avx512
+                                 : c.avx2_fma()  ? BroadcastLoop::Isa::avx2
+                                                 : BroadcastLoop::Isa::baseline;
   auto step = [&](auto fn) {
-    c.add_kernel(values, [loop, fn, avx2](Pointers p, ThreadPool* pool) {
-      loop.run(static_cast<const T*>(p[0]), static_cast<const T*>(p[1]), static_cast<T*>(p[2]), fn, pool, avx2);
+    c.add_kernel(values, [loop, fn, isa](Pointers p, ThreadPool* pool) {
+      loop.run(static_cast<const T*>(p[0]), static_cast<const T*>(p[1]), static_cast<T*>(p[2]), fn, pool, isa);
     });
   };
   if (op == "add") {
