@@ -71,8 +71,9 @@ struct Job {
   const PackedDepthwise* w;
   const PackedConvShape* s;
   const float* x;
-  float* y;
+  float* y;  // holds the output rows from y_row0 on (counted over all images)
   const Epilogue* e;
+  size_t y_row0 = 0;
 };
 
 // The input columns a group of kPixels pixels reads in one kernel row, at stride S and dilation D;
@@ -231,7 +232,7 @@ __attribute__((target("avx512f"))) void sums_row(const Job& job, size_t n, size_
                   .lanes = low_lanes(c - c0),
                   .end = job.x + s.n * s.h * s.w * c + c0};
     for (size_t ky = 0; ky < K; ++ky) b.rows[ky] = rows[ky] + c0;
-    float* y = job.y + pixel0 + c0;
+    float* y = job.y + (pixel0 - job.y_row0 * s.out_w * c) + c0;
     const float* r = Residual ? job.e->residual + pixel0 + c0 : nullptr;
     for (size_t ox = 0; ox < s.out_w; ox += kPixels)
       group<K, S, D, A, Residual>(b, s, ox, std::min(kPixels, s.out_w - ox), y, r, bounds);
@@ -247,7 +248,7 @@ __attribute__((target("avx512f"))) void finish_row(const Job& job, size_t n, siz
   const EpilogueBounds bounds = avx512::bounds_of(*job.e);
   const size_t pixel0 = (n * s.out_h + oy) * s.out_w * c;
   for (size_t ox = 0; ox < s.out_w; ++ox) {
-    float* y = job.y + pixel0 + ox * c;
+    float* y = job.y + (pixel0 - job.y_row0 * s.out_w * c) + ox * c;
     const float* r = Residual ? job.e->residual + pixel0 + ox * c : nullptr;
     for (size_t ch = c0; ch < c1; ch += kLanes) {
       const __mmask16 lanes = low_lanes(c1 - ch);
@@ -312,7 +313,8 @@ void depthwise_conv_rows(const PackedDepthwise& w, const PackedConvShape& s, con
                          const Epilogue& e, size_t begin, size_t end) {
 #if defined(__x86_64__)
   check_depthwise(w, s);
-  const Job job{.w = &w, .s = &s, .x = x, .y = y, .e = &e};
+  if (e.residual != nullptr) fail(ExitCode::failure, "internal: depthwise_conv_rows with a residual");
+  const Job job{.w = &w, .s = &s, .x = x, .y = y, .e = &e, .y_row0 = begin};
   const RowFn row = w.kernel_h == 3 ? row_function<3>(s, e) : row_function<5>(s, e);
   for (size_t r = begin; r < end; ++r) row(job, r / s.out_h, r % s.out_h, 0, blocks_of(s.channels));
 #else

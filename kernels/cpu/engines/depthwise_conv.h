@@ -47,8 +47,9 @@ PackedDepthwise pack_depthwise_weights(void* memory, const float* w, const float
 void depthwise_conv(const PackedDepthwise& weights, const PackedConvShape& shape, const float* x, float* y,
                     const Epilogue& epilogue, ThreadPool* pool);
 
-// Output rows [begin, end) of depthwise_conv (counted over all images), every channel, on the
-// calling thread (depthwise_pointwise.h's share of one thread).
+// Output rows [begin, end) of depthwise_conv (counted over all images), every channel, into y
+// (which holds just those rows: row `begin` first), with no residual, on the calling thread
+// (depthwise_pointwise.h's share of one thread).
 void depthwise_conv_rows(const PackedDepthwise& weights, const PackedConvShape& shape, const float* x, float* y,
                          const Epilogue& epilogue, size_t begin, size_t end);
 

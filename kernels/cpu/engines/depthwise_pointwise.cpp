@@ -2,30 +2,36 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/engines/pixel_shares.h"
+
 namespace mt::cpu {
 
-void depthwise_pointwise(const DepthwisePointwise& f, const PackedConvShape& s, const float* x, float* mid, float* y,
-                         const float* residual, const PixelRangeTail& tail, ThreadPool* pool) {
-  const size_t rows = s.n * s.out_h;
-  if (rows == 0) return;
-  // Contiguous ranges of rows, one per thread: a range is the unit of both convs (7-row layers
-  // split 4 : 3 on 2 threads).
-  const size_t parts = std::max<size_t>(1, std::min(rows, thread_count(pool)));
-  const size_t mid_row = s.out_w * s.channels, out_row = s.out_w * f.pointwise.n;
+size_t depthwise_pointwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
+  return PixelShares(s, threads).scratch_elements(s.channels, sizeof(float)) * sizeof(float);
+}
+
+void depthwise_pointwise(const DepthwisePointwise& f, const PackedConvShape& s, const float* x, void* scratch,
+                         size_t threads, float* y, const float* residual, const PixelRangeTail& tail, ThreadPool* pool) {
+  // As many shares as the plan sized the scratch for (a pool of fewer threads runs several each).
+  const PixelShares shares(s, threads);
+  if (shares.pixels == 0) return;
+  const size_t part_floats = shares.scratch_elements(s.channels, sizeof(float)) / shares.parts;
   auto run = [&](size_t part) {
-    const size_t begin = rows * part / parts, end = rows * (part + 1) / parts;
-    if (begin >= end) return;
-    depthwise_conv_rows(f.depthwise, s, x, mid, f.depthwise_epilogue, begin, end);
+    const PixelShares::Share share = shares.share(part);
+    if (share.begin >= share.end) return;
+    float* mid = static_cast<float*>(scratch) + part * part_floats;
+    depthwise_conv_rows(f.depthwise, s, x, mid, f.depthwise_epilogue, share.row_begin, share.row_end);
+    // The pointwise conv of the share's pixels, on this thread: the rows just written are in its cache.
     Epilogue e = f.pointwise_epilogue;
-    if (residual != nullptr) e.residual = residual + begin * out_row;
-    packed_gemm(f.pointwise, (end - begin) * s.out_w, mid + begin * mid_row, s.channels, y + begin * out_row,
-                f.pointwise.n, e, nullptr);
-    tail(begin * s.out_w, end * s.out_w);
+    if (residual != nullptr) e.residual = residual + share.begin * f.pointwise.n;
+    packed_gemm(f.pointwise, share.end - share.begin, mid + share.skipped(s) * s.channels, s.channels,
+                y + share.begin * f.pointwise.n, f.pointwise.n, e, nullptr);
+    tail(share.begin, share.end);
   };
-  if (parts == 1) return run(0);
+  if (shares.parts == 1) return run(0);
   using Run = decltype(run);
   parallelize(
-      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts);
+      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, shares.parts);
 }
 
 }  // namespace mt::cpu

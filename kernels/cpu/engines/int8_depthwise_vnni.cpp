@@ -12,6 +12,7 @@
 
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/engines/int8_vnni_requant.h"
+#include "kernels/cpu/engines/pixel_shares.h"
 #include "lib/core/error.h"
 
 namespace mt::cpu {
@@ -139,7 +140,7 @@ MT_VNNI_TARGET inline void accumulate(const int16_t* const* rows, size_t left, s
 template <size_t Kernel>
 MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x,
                                    const int8_t* padding, int8_t* y, size_t begin, size_t end, Blocks blocks,
-                                   int16_t* scratch, const int8_t* lookup) {
+                                   int16_t* scratch, const int8_t* lookup, size_t y_row0 = 0) {
   constexpr size_t kPairs = (Kernel + 1) / 2, kVectors = Kernel * kPairs;
   const size_t columns = widened_columns(s), c = s.channels;
   const size_t step = column_step(s), stride = s.stride_w / step, dilation = 2 * s.dilation_w / step;
@@ -172,7 +173,7 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
       widen_row(s, x, padding, n, top + static_cast<int64_t>(ky * s.dilation_h), blocks, scratch + slot * row_elements);
       rows[ky] = scratch + slot * row_elements;
     }
-    int8_t* dst = y + r * s.out_w * c;
+    int8_t* dst = y + (r - y_row0) * s.out_w * c;  // y holds the rows from y_row0 on
     for (size_t b = blocks.first; b < blocks.last; ++b) {
       __m512i weights[kVectors];
 #pragma GCC unroll 15
@@ -247,39 +248,48 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
 #endif
 }
 
+size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
+  const PixelShares shares(s, threads);
+  return shares.parts * s.kernel_h * widened_row_bytes(s, s.channels) + shares.scratch_elements(s.channels, 1);
+}
+
 void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvShape& s, const int8_t* x,
-                              const int8_t* padding, int8_t* mid, void* scratch, size_t threads, int8_t* y,
-                              Int8Residual residual, const PixelRangeTail& tail, ThreadPool* pool) {
+                              const int8_t* padding, void* scratch, size_t threads, int8_t* y, Int8Residual residual,
+                              const PixelRangeTail& tail, ThreadPool* pool) {
 #if defined(__x86_64__)
-  const size_t rows = s.n * s.out_h, blocks = blocks_of(s.channels);
-  if (rows == 0 || blocks == 0) return;
-  // Contiguous ranges of rows, one per thread: a range is the unit of both convs (MobileNet's 7-row
-  // layers split 4 : 3, which measured no slower than splitting the depthwise conv by channel blocks
-  // as a step of its own and the pointwise conv by pixels in another).
-  const size_t parts = std::max<size_t>(1, std::min({rows, threads, thread_count(pool)}));
-  const size_t part_elements = s.kernel_h * widened_row_bytes(s, s.channels) / sizeof(int16_t);
-  const size_t mid_row = s.out_w * s.channels, out_row = s.out_w * f.pointwise.n;
+  const size_t blocks = blocks_of(s.channels);
+  // As many shares as the plan sized the scratch for (a pool of fewer threads runs several each).
+  const PixelShares shares(s, threads);
+  if (shares.pixels == 0 || blocks == 0) return;
+  const size_t widened_bytes = s.kernel_h * widened_row_bytes(s, s.channels);  // a multiple of 64
+  auto* mids = static_cast<int8_t*>(scratch) + shares.parts * widened_bytes;
+  const size_t mid_bytes = shares.scratch_elements(s.channels, 1) / shares.parts;
+  const size_t out_channels = f.pointwise.n;
   auto run = [&](size_t part) {
-    const size_t begin = rows * part / parts, end = rows * (part + 1) / parts;
-    if (begin >= end) return;
-    int16_t* held = static_cast<int16_t*>(scratch) + part * part_elements;
+    const PixelShares::Share share = shares.share(part);
+    if (share.begin >= share.end) return;
+    auto* held = reinterpret_cast<int16_t*>(static_cast<int8_t*>(scratch) + part * widened_bytes);
+    int8_t* mid = mids + part * mid_bytes;
     if (f.depthwise.kernel == 3)
-      depthwise_rows<3>(f.depthwise, s, x, padding, mid, begin, end, {0, blocks}, held, f.lookup);
+      depthwise_rows<3>(f.depthwise, s, x, padding, mid, share.row_begin, share.row_end, {0, blocks}, held, f.lookup,
+                        share.row_begin);
     else
-      depthwise_rows<5>(f.depthwise, s, x, padding, mid, begin, end, {0, blocks}, held, f.lookup);
-    // The pointwise conv of the same pixels, on this thread: the rows just written are in its cache.
-    const Int8Residual here{residual.add, residual.add != nullptr ? residual.r + begin * out_row : nullptr};
-    int8_gemm(f.pointwise, (end - begin) * s.out_w, {.data = mid + begin * mid_row, .flipped = false}, s.channels,
-              y + begin * out_row, f.pointwise.n, nullptr, here);
-    tail(begin * s.out_w, end * s.out_w);
+      depthwise_rows<5>(f.depthwise, s, x, padding, mid, share.row_begin, share.row_end, {0, blocks}, held, f.lookup,
+                        share.row_begin);
+    // The pointwise conv of the share's pixels, on this thread: the rows just written are in its cache.
+    const Int8Residual here{residual.add, residual.add != nullptr ? residual.r + share.begin * out_channels : nullptr};
+    int8_gemm(f.pointwise, share.end - share.begin,
+              {.data = mid + share.skipped(s) * s.channels, .flipped = false}, s.channels,
+              y + share.begin * out_channels, out_channels, nullptr, here);
+    tail(share.begin, share.end);
   };
-  if (parts == 1) return run(0);
+  if (shares.parts == 1) return run(0);
   using Run = decltype(run);
   parallelize(
-      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts);
+      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, shares.parts);
 #else
-  (void)f, (void)s, (void)x, (void)padding, (void)mid, (void)scratch, (void)threads, (void)y, (void)residual,
-      (void)tail, (void)pool;
+  (void)f, (void)s, (void)x, (void)padding, (void)scratch, (void)threads, (void)y, (void)residual, (void)tail,
+      (void)pool;
   fail(ExitCode::failure, "internal: int8_depthwise_pointwise needs AVX512-VNNI");
 #endif
 }

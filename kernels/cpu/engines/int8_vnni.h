@@ -149,25 +149,28 @@ void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& s
                     const int8_t* lookup = nullptr);
 
 // A depthwise conv (with its fused activation table, or none) and the pointwise conv (1x1, stride 1,
-// one group) that alone reads its output, as one region split by output rows: each thread computes
-// its rows of the depthwise conv into `mid` (the depthwise output, NHWC), then the pointwise conv
-// of the same pixels while they are in its cache, then `tail` of those pixels (ShuffleNet's channel
-// shuffle of the pointwise conv's output). Against separate steps this saves a wake of the pool and
-// the read of rows another core wrote per step (ShuffleNetV2 int8's 28x28 units: 2 threads took the
-// depthwise conv alone 9.0 -> 6.7 us inside the network, 8.6 -> 4.8 us on its own). The GEMM reads
-// `mid` unflipped (int8_flip_per_layer is not consulted: a flip pass would be the step saved).
-// Results equal those of int8_depthwise, then int8_gemm.
+// one group) that alone reads its output, as one parallel region: each thread takes an even share
+// of the output pixels (engines/pixel_shares.h), computes the depthwise rows that hold them into its
+// own scratch, then the pointwise conv of its pixels while they are in its cache, then `tail` on
+// them (ShuffleNet's channel shuffle of the pointwise conv's output). Against separate steps this
+// saves a wake of the pool and the read of rows another core wrote per step (ShuffleNetV2 int8's
+// 28x28 units: 2 threads took the depthwise conv alone 9.0 -> 6.7 us inside the network, 8.6 -> 4.8
+// us on its own). The GEMM reads the depthwise output unflipped (int8_flip_per_layer is not
+// consulted: a flip pass would be the step saved). Results equal those of int8_depthwise, then
+// int8_gemm.
 struct Int8DepthwisePointwise {
   PackedInt8Depthwise depthwise;
   const int8_t* lookup = nullptr;  // the depthwise conv's fused activation, or null
   PackedInt8Gemm pointwise;        // taps 1, k = round_up(depthwise channels, 4)
 };
 
-// scratch: int8_depthwise_scratch_bytes(depthwise, threads); with residual.add, y is that add of the
-// pointwise conv's result and residual.r.
+// Scratch bytes int8_depthwise_pointwise needs on up to `threads` threads (64-byte aligned).
+size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& depthwise, size_t threads);
+
+// With residual.add, y is that add of the pointwise conv's result and residual.r.
 void int8_depthwise_pointwise(const Int8DepthwisePointwise& fused, const PackedConvShape& depthwise, const int8_t* x,
-                              const int8_t* padding, int8_t* mid, void* scratch, size_t threads, int8_t* y,
-                              Int8Residual residual, const PixelRangeTail& tail, ThreadPool* pool);
+                              const int8_t* padding, void* scratch, size_t threads, int8_t* y, Int8Residual residual,
+                              const PixelRangeTail& tail, ThreadPool* pool);
 
 // y = requantize((a - a_zero) (b - b_zero), multiplier) (the reference int8 mul: the product is
 // exact in int32, and in float32) over `outer` x `repeat` rows of `inner` values: a and y hold

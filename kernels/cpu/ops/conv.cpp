@@ -225,7 +225,11 @@ void plan_depthwise_pointwise(NodeContext& c, const PackedDepthwise& w, const Pa
       .depthwise_epilogue = e,
       .pointwise = packed_gemm_view(packed_weights(pc, 1, CpuLayout::gemm), shape.channels, out_channels),
       .pointwise_epilogue = epilogue_of(pa.low, pa.high, pw_fusion)};
-  const Value mid = fused_values(c, fusion).y;
+  // The depthwise output (the pointwise conv's input) is never stored: each thread keeps its rows of
+  // it in scratch.
+  if (fusion.activation_node) c.fuse_through(*fusion.activation_node);
+  const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
+  const Value scratch = c.scratch(depthwise_pointwise_scratch_bytes(shape, threads));
   // The pointwise conv's output, or that of the last node it fuses (planned from this step's
   // context, so that a reordering of the residual is charged to this step's node).
   FusedValues out;
@@ -235,8 +239,8 @@ void plan_depthwise_pointwise(NodeContext& c, const PackedDepthwise& w, const Pa
   } else {
     out.y = c.fused_output(pointwise, 0, nhwc_layout());
   }
-  // Pointers: x, mid, y, [residual], [the shuffle's inputs and outputs].
-  std::vector<Value> values{x, mid, out.y};
+  // Pointers: x, scratch, y, [residual], [the shuffle's inputs and outputs].
+  std::vector<Value> values{x, scratch, out.y};
   if (out.residual) values.push_back(*out.residual);
   const Graph& graph = c.graph();
   const std::string& last = pw_fusion.add_node          ? graph.nodes[*pw_fusion.add_node].outputs[0]
@@ -244,11 +248,10 @@ void plan_depthwise_pointwise(NodeContext& c, const PackedDepthwise& w, const Pa
                                                         : pc.node().outputs[0];
   const FusedShuffle shuffle = fuse_shuffle_after(c, last, values);
   const bool has_residual = out.residual.has_value();
-  c.add_kernel(values, [fused, shape, has_residual, shuffle](Pointers p, ThreadPool* pool) {
+  c.add_kernel(values, [fused, shape, threads, has_residual, shuffle](Pointers p, ThreadPool* pool) {
     const ShuffleTail tail = shuffle.at(p);
-    depthwise_pointwise(fused, shape, static_cast<const float*>(p[0]), static_cast<float*>(p[1]),
-                        static_cast<float*>(p[2]), has_residual ? static_cast<const float*>(p[3]) : nullptr,
-                        shuffle_tail(tail), pool);
+    depthwise_pointwise(fused, shape, static_cast<const float*>(p[0]), p[1], threads, static_cast<float*>(p[2]),
+                        has_residual ? static_cast<const float*>(p[3]) : nullptr, shuffle_tail(tail), pool);
   });
 }
 

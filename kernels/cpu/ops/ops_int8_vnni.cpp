@@ -237,12 +237,12 @@ void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size
   const size_t out_channels = to_size(pc.input_info(1).shape[0]);
   fused.pointwise =
       int8_gemm_view(packed_weights(pc, 1, CpuLayout::vnni_gemm), 1, shape.channels, out_channels, output_of(pc));
-  // The depthwise output (the pointwise conv's input) stays a tensor of the arena: each thread
-  // writes and reads back its own rows of it.
-  const Value mid = conv_output(c, activation);
+  // The depthwise output (the pointwise conv's input) is never stored: each thread keeps its rows of
+  // it in scratch.
+  if (activation) c.fuse_through(activation->node);
   const std::optional<FusedAdd> add = fusable_add(pc);
-  // Pointers: x, mid, scratch, y, [the fused add's residual].
-  std::vector<Value> values{x, mid, c.scratch(int8_depthwise_scratch_bytes(shape, threads))};
+  // Pointers: x, scratch, y, [the fused add's residual].
+  std::vector<Value> values{x, c.scratch(int8_depthwise_pointwise_scratch_bytes(shape, threads))};
   if (add) {
     c.fuse_through(pointwise);
     values.push_back(c.fused_output(add->node, 0, nhwc_layout()));
@@ -258,9 +258,9 @@ void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size
   const bool has_add = add.has_value();
   c.add_kernel(values, [fused, shape, padding, threads, residual, has_add, shuffle](Pointers p, ThreadPool* pool) {
     const ShuffleTail tail = shuffle.at(p);
-    int8_depthwise_pointwise(fused, shape, static_cast<const int8_t*>(p[0]), padding, static_cast<int8_t*>(p[1]), p[2],
-                             threads, static_cast<int8_t*>(p[3]),
-                             has_add ? Int8Residual{&residual, static_cast<const int8_t*>(p[4])} : Int8Residual{},
+    int8_depthwise_pointwise(fused, shape, static_cast<const int8_t*>(p[0]), padding, p[1], threads,
+                             static_cast<int8_t*>(p[2]),
+                             has_add ? Int8Residual{&residual, static_cast<const int8_t*>(p[3])} : Int8Residual{},
                              shuffle_tail(tail), pool);
   });
 }
