@@ -24,6 +24,9 @@ constexpr size_t kMaxGathered = 512;  // bytes of a gathered row (taps x channel
 // block reads them, so the copies have left the store buffer when read (ResNet's 7x7 stem 563 ->
 // 516 us, MobileNet's 3x3 stem 177 -> 162 us, against gathering 8 rows at a time).
 constexpr size_t kBatch = 8;
+// Blocks of rows up to which a one-thread GEMM runs panel by panel (run_blocks): 64 rows, for
+// panels of up to 16 KiB (half of L1, the rest for A's rows; k <= 512).
+constexpr size_t kPanelMajorBlocks = 8, kPanelMajorBytes = size_t{16} << 10;
 
 bool int8_vnni_supported() {
 #if defined(__x86_64__)
@@ -215,6 +218,29 @@ void run_blocks(const PackedInt8Gemm& w, size_t m, size_t batch, bool flip, cons
     }
   };
   const size_t units = groups * row_blocks;
+  // A plain GEMM of few rows on one thread (a 7x7 layer, or one thread's share of a depthwise +
+  // pointwise step): panel by panel over every block of rows, so that each panel's weights come from
+  // L2 once and stay in L1 for all the blocks, as A's rows do. Block by block, every block read all
+  // the weights from L2 again (ShuffleNetV2's 232x232 1x1 convs on 25 pixels: 4 passes over 54 KiB).
+  if ((threads <= 1 || units <= 1) && w.taps == 1 && batch == 1 && row_blocks <= kPanelMajorBlocks &&
+      w.k * kPanel <= kPanelMajorBytes) {
+    const uint8_t* rows[kPanelMajorBlocks * kRows];
+    for (size_t b = 0; b < row_blocks; ++b) {
+      const size_t r0 = b * block;
+      if (r0 < m) fill(r0, std::min(block, m - r0), rows + b * kRows, nullptr);
+    }
+    for (size_t panel = 0; panel < panels; ++panel) {
+      const size_t j0 = panel * kPanel, columns = std::min(kPanel, w.n - j0);
+      for (size_t b = 0; b < row_blocks && b * block < m; ++b) {
+        const size_t r0 = b * block, count = std::min(block, m - r0);
+        const Int8Residual here{residual.add, residual.add != nullptr ? residual.r + r0 * ldc + j0 : nullptr};
+        kernels[count](1, count, steps, rows + b * kRows, w.panels + panel * w.k * kPanel, w.bias + j0,
+                       w.multipliers + j0, w.out, c + r0 * ldc + j0, ldc, low_lanes(columns),
+                       low_lanes(columns > 16 ? columns - 16 : 0), here);
+      }
+    }
+    return;
+  }
   if (threads <= 1 || units <= 1) {
     for (size_t unit = 0; unit < units; ++unit) run_unit(unit);
     return;
