@@ -4,13 +4,12 @@
 // vectorises. SelectLoop is where's three-operand form.
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstdint>
 #include <vector>
 
 #include "kernels/cpu/engines/strided_walk.h"
 #include "kernels/cpu/plan/parallel.h"
+#include "kernels/cpu/plan/thread_pool.h"
 #include "lib/ir/shape.h"
 
 namespace mt::cpu {

@@ -5,12 +5,12 @@
 // interleavings of runs of the inputs' channels (ShuffleNet's two halves: two runs of C/4 each).
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstddef>
 #include <span>
 #include <utility>
 #include <vector>
+
+#include "kernels/cpu/plan/thread_pool.h"
 
 namespace mt::cpu {
 

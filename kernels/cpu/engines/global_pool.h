@@ -6,9 +6,9 @@
 // every thread count, so that the result does not depend on it.
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstddef>
+
+#include "kernels/cpu/plan/thread_pool.h"
 
 namespace mt::cpu {
 

@@ -6,10 +6,10 @@
 // portable loop. The results are equal either way.
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstddef>
 #include <cstdint>
+
+#include "kernels/cpu/plan/thread_pool.h"
 
 namespace mt::cpu {
 

@@ -11,13 +11,12 @@
 // computed at planning. Padding reads a pixel of x_zero values (flipped as the input is).
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstddef>
 #include <cstdint>
 
 #include "kernels/cpu/engines/packed_gemm.h"
 #include "kernels/cpu/plan/parallel.h"  // PixelRangeTail
+#include "kernels/cpu/plan/thread_pool.h"
 
 namespace mt::cpu {
 

@@ -8,12 +8,11 @@
 // CPUs without AVX-512F, or MT_CPU_AVX512_GEMM=0, keep XNNPACK.
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstddef>
 #include <cstdint>
 
 #include "kernels/cpu/engines/epilogue.h"
+#include "kernels/cpu/plan/thread_pool.h"
 
 namespace mt::cpu {
 

@@ -3,13 +3,12 @@
 // cache-blocked 2-D transposes, split across the thread pool.
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "kernels/cpu/engines/strided_walk.h"
+#include "kernels/cpu/plan/thread_pool.h"
 #include "lib/ir/shape.h"
 
 namespace mt::cpu {

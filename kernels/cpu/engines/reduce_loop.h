@@ -5,12 +5,11 @@
 // (|x|, x^2, exp(x - m)), or a product, with a final step (mean's scale, sqrt, log).
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstdint>
 #include <vector>
 
 #include "kernels/cpu/engines/strided_walk.h"
+#include "kernels/cpu/plan/thread_pool.h"
 #include "lib/ir/shape.h"
 
 namespace mt::cpu {

@@ -8,12 +8,11 @@
 // copy. CPUs without AVX-512F, or MT_CPU_STEM_CONV=0, keep the other paths.
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstddef>
 
 #include "kernels/cpu/engines/epilogue.h"
 #include "kernels/cpu/engines/packed_gemm.h"  // PackedConvShape
+#include "kernels/cpu/plan/thread_pool.h"
 
 namespace mt::cpu {
 

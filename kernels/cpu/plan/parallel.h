@@ -2,10 +2,10 @@
 // in a few chunks per thread, or one direct call when there is no pool or too little work.
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <algorithm>
 #include <cstddef>
+
+#include "kernels/cpu/plan/thread_pool.h"
 
 namespace mt::cpu {
 

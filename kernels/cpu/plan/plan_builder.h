@@ -3,8 +3,6 @@
 // one, and collects the steps. Op planners (kernel_table.h) talk to it through NodeContext.
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -19,6 +17,7 @@
 #include "kernels/cpu/plan/kernel_paths.h"
 #include "kernels/cpu/plan/layout.h"
 #include "kernels/cpu/plan/step.h"
+#include "kernels/cpu/plan/thread_pool.h"
 #include "lib/ir/graph.h"
 #include "lib/runtime/backend.h"
 

@@ -2,7 +2,6 @@
 // their buffers once (bind) and then run any number of times without allocating.
 #pragma once
 
-#include "kernels/cpu/plan/thread_pool.h"
 #include <xnnpack.h>
 
 #include <memory>
@@ -10,6 +9,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "kernels/cpu/plan/thread_pool.h"
 
 namespace mt::cpu {
 

@@ -6,7 +6,6 @@
 // (fp32 accumulation), plus 2e-6 of the value for silu's exp. The weights' packing is checked to be
 // a pure function of its inputs. On a CPU without AVX-512F there is nothing to test.
 #include <doctest/doctest.h>
-#include "kernels/cpu/plan/thread_pool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +16,7 @@
 
 #include "kernels/cpu/engines/depthwise_conv.h"
 #include "kernels/cpu/plan/plan_builder.h"
+#include "kernels/cpu/plan/thread_pool.h"
 #include "tests/unit/cpu/epilogue_reference.h"
 
 namespace mt::test {

@@ -4,8 +4,6 @@
 // takes up to 4), two images, one and two threads, and values that stress the arithmetic (NaN,
 // infinities, halves that round to even, values past the clamp). And the planner's use of the
 // NHWC form: a quantize read by an int8 conv, on cpu, equals the reference.
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cmath>
 #include <limits>
 #include <random>
@@ -14,6 +12,7 @@
 
 #include "kernels/cpu/engines/int8_quantize.h"
 #include "kernels/cpu/engines/int8_vnni.h"
+#include "kernels/cpu/plan/thread_pool.h"
 #include "lib/ops/int8_arithmetic.h"
 #include "tests/unit/cpu/cpu_test_util.h"
 

@@ -8,8 +8,6 @@
 // dilation. The kernels compute
 // the reference's float32 operations in the same order, so results must be equal (tolerance 0).
 // On a CPU without AVX512-VNNI there is nothing to test.
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -19,6 +17,7 @@
 
 #include "kernels/cpu/engines/int8_vnni.h"
 #include "kernels/cpu/plan/plan_builder.h"
+#include "kernels/cpu/plan/thread_pool.h"
 #include "lib/core/error.h"
 #include "lib/ops/int8_arithmetic.h"
 #include "tests/unit/cpu/cpu_test_util.h"

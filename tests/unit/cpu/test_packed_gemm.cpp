@@ -5,8 +5,6 @@
 // PlanOptions::packed_gemm turning it off. Tolerance: 1e-5 of the sum of |a b| terms (fp32
 // accumulation over k terms), plus 2e-6 of the value for silu. On a CPU without AVX-512F there is
 // nothing to test.
-#include "kernels/cpu/plan/thread_pool.h"
-
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -16,6 +14,7 @@
 
 #include "kernels/cpu/engines/packed_gemm.h"
 #include "kernels/cpu/plan/plan_builder.h"
+#include "kernels/cpu/plan/thread_pool.h"
 #include "tests/unit/cpu/epilogue_reference.h"
 #include "lib/core/error.h"
 #include "tests/unit/cpu/cpu_test_util.h"

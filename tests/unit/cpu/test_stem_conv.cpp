@@ -7,7 +7,6 @@
 // nothing outside the output is written. Tolerance: 1e-5 of the sum of |w x| terms, plus 2e-6 of the
 // value for silu. On a CPU without AVX-512F there is nothing to test.
 #include <doctest/doctest.h>
-#include "kernels/cpu/plan/thread_pool.h"
 
 #include <cmath>
 #include <limits>
@@ -17,6 +16,7 @@
 
 #include "kernels/cpu/engines/stem_conv.h"
 #include "kernels/cpu/plan/plan_builder.h"
+#include "kernels/cpu/plan/thread_pool.h"
 #include "tests/unit/cpu/epilogue_reference.h"
 
 namespace mt::test {
