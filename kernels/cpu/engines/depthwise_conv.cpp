@@ -296,18 +296,16 @@ RowFn row_function(const PackedConvShape& s, const Epilogue& e) {
   return row_function<K, 0, 0>(e.activation, residual);
 }
 
-}  // namespace
-#pragma GCC diagnostic pop
-#endif
-
-namespace {
 void check_depthwise(const PackedDepthwise& w, const PackedConvShape& s) {
   if (w.kernel_h != s.kernel_h || w.kernel_w != s.kernel_w || w.channels != s.channels)
     fail(ExitCode::failure, "internal: depthwise_conv weights of another kernel or channel count");
   if (!depthwise_fits(s.kernel_h, s.kernel_w, s.stride_w, s.dilation_w))
     fail(ExitCode::failure, "internal: depthwise_conv of a stride or dilation it does not take");
 }
+
 }  // namespace
+#pragma GCC diagnostic pop
+#endif
 
 void depthwise_conv_rows(const PackedDepthwise& w, const PackedConvShape& s, const float* x, float* y,
                          const Epilogue& e, size_t begin, size_t end) {
