@@ -12,6 +12,15 @@
 #include "kernels/cpu/plan/thread_pool.h"
 #include "lib/ir/shape.h"
 
+#if defined(__x86_64__)
+// GCC vectorises AVX-512 code 256 bits wide unless told otherwise; clang takes no such option here.
+#if defined(__clang__)
+#define MT_BROADCAST_AVX512 __attribute__((target("avx512f"), flatten))
+#else
+#define MT_BROADCAST_AVX512 __attribute__((target("avx512f,prefer-vector-width=512"), flatten))
+#endif
+#endif
+
 namespace mt::cpu {
 
 class BroadcastLoop {
@@ -39,9 +48,7 @@ class BroadcastLoop {
     rows(a, b, out, fn, begin, end);
   }
   template <typename T, typename U, typename Fn>
-  __attribute__((target("avx512f,prefer-vector-width=512"), flatten)) void rows_avx512(const T* a, const T* b, U* out,
-                                                                                       const Fn& fn, size_t begin,
-                                                                                       size_t end) const {
+  MT_BROADCAST_AVX512 void rows_avx512(const T* a, const T* b, U* out, const Fn& fn, size_t begin, size_t end) const {
     rows(a, b, out, fn, begin, end);
   }
 #endif
