@@ -210,6 +210,14 @@ std::vector<ShuffleCase> shuffle_cases() {
     g.output("s");
     cases.push_back({"int8, transpose also swaps H and W", g.finish(), {}});
   }
+  {  // Not fused: more groups than the pass takes (ChannelShuffle::kMaxGroups), planned node by node.
+    ShuffleGraph g(DType::f32, 13);
+    g.input("a", {1, 18, 2, 3});
+    g.input("b", {1, 18, 2, 3});
+    g.shuffle({"a", "b"}, "s", {1, 36, 2, 3}, 18);
+    g.output("s");
+    cases.push_back({"float32, 18 groups", g.finish(), {}});
+  }
   return cases;
 }
 
@@ -266,7 +274,7 @@ TEST_CASE("concat + channel shuffle + channel slices: cpu matches the reference,
       CHECK(fused == expected_fused);
     }
   }
-  CHECK(compared >= 16 * 5);  // 16 graphs, 1 and 2 threads on both paths, conv_fusion off
+  CHECK(compared >= 17 * 5);  // 17 graphs, 1 and 2 threads on both paths, conv_fusion off
 }
 
 }  // namespace mt::optest

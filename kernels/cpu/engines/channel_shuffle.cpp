@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "kernels/cpu/plan/parallel.h"
+#include "lib/core/error.h"
 
 #if defined(__x86_64__)
 #include "kernels/cpu/engines/avx512_lanes.h"
@@ -184,6 +185,7 @@ ChannelShuffle::ChannelShuffle(const std::vector<size_t>& input_channels, size_t
                                const std::vector<std::pair<size_t, size_t>>& ranges, size_t pixels, size_t element_size,
                                bool avx512)
     : input_channels_(input_channels), pixels_(pixels), element_(element_size), avx512_(avx512) {
+  if (groups == 0 || groups > kMaxGroups) fail(ExitCode::failure, "internal: channel shuffle of {} groups", groups);
   for (const auto& [first, end] : ranges) {
     outputs_.push_back({.channels = end - first, .pieces = pieces_of(input_channels, groups, first, end)});
     row_bytes_ += (end - first) * element_size;
@@ -194,22 +196,21 @@ void ChannelShuffle::run_pixels(std::span<void* const> pointers, size_t begin, s
   // Piece by piece over the pixels [begin, end): per piece the strides and the vector masks stay the
   // same from row to row, and a share of rows stays in L1 between the pieces that read it.
   const size_t inputs = input_channels_.size(), rows = end - begin;
-  std::vector<const std::byte*> sources;
-  std::vector<size_t> strides;
+  // A piece interleaves one run or one per group: at most kMaxGroups (no allocation per run).
+  const std::byte* sources[kMaxGroups];
+  size_t strides[kMaxGroups];
   for (size_t o = 0; o < outputs_.size(); ++o) {
     const Output& output = outputs_[o];
     const size_t out_stride = output.channels * element_;
     std::byte* out = static_cast<std::byte*>(pointers[inputs + o]) + begin * out_stride;
     for (const InterleavePiece& piece : output.pieces) {
       std::byte* to = out + piece.dst * element_;
-      sources.clear();
-      strides.clear();
-      for (const auto& [input, channel] : piece.sources) {
-        sources.push_back(static_cast<const std::byte*>(pointers[input]) +
-                          (begin * input_channels_[input] + channel) * element_);
-        strides.push_back(input_channels_[input] * element_);
+      const size_t ways = piece.sources.size();
+      for (size_t w = 0; w < ways; ++w) {
+        const auto [input, channel] = piece.sources[w];
+        sources[w] = static_cast<const std::byte*>(pointers[input]) + (begin * input_channels_[input] + channel) * element_;
+        strides[w] = input_channels_[input] * element_;
       }
-      const size_t ways = sources.size();
       [[maybe_unused]] const bool vector = avx512_ && ways == 2 && (element_ == 1 || element_ == 2 || element_ == 4);
 #if defined(__x86_64__)
       if (vector) {
@@ -224,7 +225,7 @@ void ChannelShuffle::run_pixels(std::span<void* const> pointers, size_t begin, s
         for (size_t r = 0; r < rows; ++r)
           std::memcpy(to + r * out_stride, sources[0] + r * strides[0], piece.count * element_);
       } else {
-        interleave_rows_portable(sources.data(), strides.data(), ways, rows, piece.count, element_, to, out_stride);
+        interleave_rows_portable(sources, strides, ways, rows, piece.count, element_, to, out_stride);
       }
     }
   }

@@ -27,9 +27,13 @@ struct InterleavePiece {
 
 class ChannelShuffle {
  public:
+  // The most groups a pass takes (ShuffleNet's: 2; V1's up to 8); the planner leaves more to the
+  // nodes one by one.
+  static constexpr size_t kMaxGroups = 16;
+
   ChannelShuffle() = default;
-  // `input_channels`: channels of each concatenated input (their rows, NHWC); `groups` divides their
-  // sum; `ranges`: per output, its channels [first, end) of the shuffled tensor. `avx512` (the caller
+  // `input_channels`: channels of each concatenated input (their rows, NHWC); `groups` (at most
+  // kMaxGroups) divides their sum; `ranges`: per output, its channels [first, end) of the shuffled tensor. `avx512` (the caller
   // checked channel_shuffle_avx512_supported()) interleaves two runs with vector code.
   ChannelShuffle(const std::vector<size_t>& input_channels, size_t groups,
                  const std::vector<std::pair<size_t, size_t>>& ranges, size_t pixels, size_t element_size, bool avx512);

@@ -56,7 +56,8 @@ std::optional<ConcatShuffle> fuse_concat_shuffle(NodeContext& planning, size_t c
   const std::string& grouped = graph.nodes[*split].outputs[0];
   const Shape& g_shape = graph.tensor(grouped).shape;
   if (g_shape.size() != 5 || g_shape[0] != shape[0] || g_shape[3] != shape[2] || g_shape[4] != shape[3] ||
-      g_shape[1] * g_shape[2] != shape[1])
+      g_shape[1] * g_shape[2] != shape[1] ||
+      static_cast<size_t>(g_shape[1]) > ChannelShuffle::kMaxGroups)
     return std::nullopt;
   const std::optional<size_t> swap = sole_reader(c, grouped, "transpose");
   if (!swap || attr_int_list(graph.nodes[*swap], "perm") != std::vector<int>{0, 2, 1, 3, 4}) return std::nullopt;
