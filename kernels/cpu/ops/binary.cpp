@@ -1,8 +1,9 @@
 // add, sub, mul, div, max, min, pow, mod, bit_shift with numpy broadcasting, on a broadcast loop
 // (compiled for AVX-512 or AVX2 where the plan may use them) on the plan's own threads; float32 max
 // and min of rank <= 6 use XNNPACK's *_nd_f32 operators (their NaN rule). max, min and mod on
-// float16 are computed in float32, where they are exact, NaN winning as in the reference. Both operands are read in the output's layout, so NHWC activations meet
-// per-channel constants ([C,1,1] is [1,1,1,C] in NHWC: no copy) without a layout change.
+// float16 are computed in float32, where they are exact, NaN winning as in the reference. Both
+// operands are read in the output's layout, so NHWC activations meet per-channel constants ([C,1,1]
+// is [1,1,1,C] in NHWC: no copy) without a layout change.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -21,37 +22,15 @@ namespace {
 using XnnSetup = xnn_status (*)(xnn_operator_t, size_t, const size_t*, size_t, const size_t*, const float*,
                                 const float*, float*, pthreadpool_t);
 
-// The op's XNNPACK operator and its setup function, or {nullptr, nullptr} if XNNPACK has none.
+// The XNNPACK operator of a float32 max or min and its setup function.
 std::pair<xnn_operator_t, XnnSetup> create_xnn(NodeContext& c) {
-  const std::string& op = c.node().op;
   xnn_operator_t result = nullptr;
-  const float inf = std::numeric_limits<float>::infinity();
-  if (op == "add") {
-    c.check(xnn_create_add_nd_f32(attr_f32(c.node(), "act_min"), attr_f32(c.node(), "act_max"), 0, &result),
-            "xnn_create_add_nd_f32");
-    return {result, xnn_setup_add_nd_f32};
-  }
-  if (op == "sub") {
-    c.check(xnn_create_subtract_nd_f32(-inf, inf, 0, &result), "xnn_create_subtract_nd_f32");
-    return {result, xnn_setup_subtract_nd_f32};
-  }
-  if (op == "mul") {
-    c.check(xnn_create_multiply_nd_f32(-inf, inf, 0, &result), "xnn_create_multiply_nd_f32");
-    return {result, xnn_setup_multiply_nd_f32};
-  }
-  if (op == "div") {
-    c.check(xnn_create_divide_nd_f32(-inf, inf, 0, &result), "xnn_create_divide_nd_f32");
-    return {result, xnn_setup_divide_nd_f32};
-  }
-  if (op == "max") {
+  if (c.node().op == "max") {
     c.check(xnn_create_maximum_nd_f32(0, &result), "xnn_create_maximum_nd_f32");
     return {result, xnn_setup_maximum_nd_f32};
   }
-  if (op == "min") {
-    c.check(xnn_create_minimum_nd_f32(0, &result), "xnn_create_minimum_nd_f32");
-    return {result, xnn_setup_minimum_nd_f32};
-  }
-  return {nullptr, nullptr};
+  c.check(xnn_create_minimum_nd_f32(0, &result), "xnn_create_minimum_nd_f32");
+  return {result, xnn_setup_minimum_nd_f32};
 }
 
 // Integer division truncates toward zero (ONNX); x / 0 gives 0 instead of trapping.
@@ -254,12 +233,12 @@ void plan_binary(NodeContext& c) {
   const std::vector<Shape>& physical = planned.physical;
   const DType dtype = c.output_info(0).dtype;
 
-  // add, sub, mul and div round the same in the loop (one IEEE operation per element, then add's
-  // clamp) and run on the plan's own threads: an XNNPACK operator large enough for XNNPACK's threads
-  // parks ours and wakes them again after it (EfficientNet-B0's squeeze-excitation muls on the
-  // 7x7 and 14x14 layers, which no conv absorbs: 3-9 us at 1 thread, 20-28 us at 2).
-  const bool own_loop = dtype == DType::f32 && c.node().op != "max" && c.node().op != "min";
-  if (dtype == DType::f32 && !own_loop && rank <= XNN_MAX_TENSOR_DIMS) {
+  // Only max and min stay with XNNPACK. add, sub, mul and div round the same in the loop (one IEEE
+  // operation per element, then add's clamp) and run on the plan's own threads: an XNNPACK operator
+  // large enough for XNNPACK's threads parks ours and wakes them again after it (EfficientNet-B0's
+  // squeeze-excitation muls that no conv absorbs).
+  const bool xnnpack = dtype == DType::f32 && (c.node().op == "max" || c.node().op == "min");
+  if (xnnpack && rank <= XNN_MAX_TENSOR_DIMS) {
     const auto [op, setup] = create_xnn(c);
     const Value a = c.xnn_input(0, trailing_layout(layout, c.input_info(0).shape.size()));
     const Value b = c.xnn_input(1, trailing_layout(layout, c.input_info(1).shape.size()));
