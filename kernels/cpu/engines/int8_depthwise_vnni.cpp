@@ -250,7 +250,7 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
 
 size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
   const PixelShares shares(s, threads);
-  return shares.parts * s.kernel_h * widened_row_bytes(s, s.channels) + shares.scratch_elements(s.channels, 1);
+  return shares.parts * (s.kernel_h * widened_row_bytes(s, s.channels) + shares.share_elements(s.channels, 1));
 }
 
 void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvShape& s, const int8_t* x,
@@ -263,11 +263,9 @@ void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvS
   if (shares.pixels == 0 || blocks == 0) return;
   const size_t widened_bytes = s.kernel_h * widened_row_bytes(s, s.channels);  // a multiple of 64
   auto* mids = static_cast<int8_t*>(scratch) + shares.parts * widened_bytes;
-  const size_t mid_bytes = shares.scratch_elements(s.channels, 1) / shares.parts;
+  const size_t mid_bytes = shares.share_elements(s.channels, 1);
   const size_t out_channels = f.pointwise.n;
-  auto run = [&](size_t part) {
-    const PixelShares::Share share = shares.share(part);
-    if (share.begin >= share.end) return;
+  shares.run(pool, [&](size_t part, const PixelShares::Share& share) {
     auto* held = reinterpret_cast<int16_t*>(static_cast<int8_t*>(scratch) + part * widened_bytes);
     int8_t* mid = mids + part * mid_bytes;
     if (f.depthwise.kernel == 3)
@@ -282,11 +280,7 @@ void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvS
               {.data = mid + share.skipped(s) * s.channels, .flipped = false}, s.channels,
               y + share.begin * out_channels, out_channels, nullptr, here);
     tail(share.begin, share.end);
-  };
-  if (shares.parts == 1) return run(0);
-  using Run = decltype(run);
-  parallelize(
-      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, shares.parts);
+  });
 #else
   (void)f, (void)s, (void)x, (void)padding, (void)scratch, (void)threads, (void)y, (void)residual, (void)tail,
       (void)pool;

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "kernels/cpu/engines/packed_gemm.h"  // PackedConvShape
+#include "kernels/cpu/plan/thread_pool.h"
 
 namespace mt::cpu {
 
@@ -31,13 +32,26 @@ struct PixelShares {
     return r;
   }
 
-  // Scratch elements of `size` bytes for every share's rows of `channels` values per pixel: the rows
-  // of the largest share, rounded up to 64 bytes, plus 64 bytes that the int8 GEMM's 4-byte steps may
-  // read past a share's last row, per part.
-  size_t scratch_elements(size_t channels, size_t size) const {
+  // Scratch elements of `size` bytes for one share's rows of `channels` values per pixel (each part's
+  // scratch is this many, parts of them in all): the rows of the largest share, rounded up to 64
+  // bytes, plus 64 bytes that the int8 GEMM's 4-byte steps may read past a share's last row.
+  size_t share_elements(size_t channels, size_t size) const {
     const size_t most = out_w_ == 0 ? 0 : ((pixels + parts - 1) / parts + out_w_ - 1) / out_w_ + 1;  // rows
     const size_t per_64 = 64 / size;
-    return ((most * out_w_ * channels + per_64 - 1) / per_64 + 1) * per_64 * parts;
+    return ((most * out_w_ * channels + per_64 - 1) / per_64 + 1) * per_64;
+  }
+
+  // fn(part, share) for every non-empty share: across the pool's threads, or on this one alone.
+  template <typename Fn>
+  void run(ThreadPool* pool, const Fn& fn) const {
+    auto one = [&](size_t part) {
+      const Share s = share(part);
+      if (s.begin < s.end) fn(part, s);
+    };
+    if (parts == 1) return one(0);
+    using One = decltype(one);
+    parallelize(
+        pool, [](void* context, size_t part) { (*static_cast<One*>(context))(part); }, &one, parts);
   }
 
   size_t pixels, parts;
