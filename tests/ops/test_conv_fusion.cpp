@@ -278,7 +278,8 @@ std::vector<FusionCase> fusion_cases() {
     g.conv("x", "d", {16, 1, 3, 3}, 1, 1, 16);
     g.conv("d", "p", {24, 16, 1, 1}, 1, 0, 1);
     g.to_nhwc("p", "out");
-    cases.push_back({"depthwise output also a graph output", g.finish({"out", "d"}), Engine::depthwise_pointwise, 0, 0});
+    cases.push_back(
+        {"depthwise output also a graph output", g.finish({"out", "d"}), Engine::depthwise_pointwise, 0, 0});
   }
   {  // ShuffleNetV2's unit: both branches NHWC tensors computed by convs, the second through 1x1,
      // depthwise 3x3 and 1x1 convs; concat, channel shuffle, halves. The last 1x1 conv and the concat

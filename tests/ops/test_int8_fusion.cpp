@@ -265,8 +265,8 @@ std::vector<ResidualCase> residual_cases() {
     g.move("slice", {"s"}, "hi", {{"starts", Ints{29}}, {"ends", Ints{58}}, {"axes", Ints{1}}});
     g.to_nhwc("lo", "out_lo");
     g.to_nhwc("hi", "out_hi");
-    cases.push_back({"ShuffleNetV2 unit: depthwise + pointwise + channel shuffle", g.finish({"out_lo", "out_hi"}), 2,
-                     2});
+    cases.push_back(
+        {"ShuffleNetV2 unit: depthwise + pointwise + channel shuffle", g.finish({"out_lo", "out_hi"}), 2, 2});
   }
   {  // Not fusable: the pointwise conv's output is also a graph output.
     ResidualGraph g(13);
@@ -288,8 +288,7 @@ std::vector<ResidualCase> residual_cases() {
 }
 
 bool fusable_op(const std::string& op) {
-  return op == "add" || op == "hardswish" || op == "silu" || op == "hardsigmoid" || op == "conv2d" ||
-         op == "concat";
+  return op == "add" || op == "hardswish" || op == "silu" || op == "hardsigmoid" || op == "conv2d" || op == "concat";
 }
 
 // Adds, activations, convs and concats that plan no step of their own (fused into a conv's).
@@ -312,7 +311,8 @@ TEST_CASE(
   REQUIRE(cpu != nullptr);
   const auto reference = make_reference_backend();
   const auto matrix = option_matrix();
-  const auto two = std::find_if(matrix.begin(), matrix.end(), [](const Variant& v) { return v.name == "cpu, 2 threads"; });
+  const auto two =
+      std::find_if(matrix.begin(), matrix.end(), [](const Variant& v) { return v.name == "cpu, 2 threads"; });
   REQUIRE(two != matrix.end());
   const Variant& two_threads = *two;
   size_t compared = 0;

@@ -44,7 +44,7 @@ class BroadcastLoop {
   // rows() with everything it calls inlined (flatten) and compiled for AVX2 + FMA, or AVX-512F.
   template <typename T, typename U, typename Fn>
   __attribute__((target("avx2,fma"), flatten)) void rows_avx2(const T* a, const T* b, U* out, const Fn& fn,
-                                                               size_t begin, size_t end) const {
+                                                              size_t begin, size_t end) const {
     rows(a, b, out, fn, begin, end);
   }
   template <typename T, typename U, typename Fn>

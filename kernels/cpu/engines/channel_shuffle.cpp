@@ -208,7 +208,8 @@ void ChannelShuffle::run_pixels(std::span<void* const> pointers, size_t begin, s
       const size_t ways = piece.sources.size();
       for (size_t w = 0; w < ways; ++w) {
         const auto [input, channel] = piece.sources[w];
-        sources[w] = static_cast<const std::byte*>(pointers[input]) + (begin * input_channels_[input] + channel) * element_;
+        sources[w] =
+            static_cast<const std::byte*>(pointers[input]) + (begin * input_channels_[input] + channel) * element_;
         strides[w] = input_channels_[input] * element_;
       }
       [[maybe_unused]] const bool vector = avx512_ && ways == 2 && (element_ == 1 || element_ == 2 || element_ == 4);

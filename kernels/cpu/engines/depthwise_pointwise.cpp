@@ -10,7 +10,8 @@ size_t depthwise_pointwise_scratch_bytes(const PackedConvShape& s, size_t thread
 }
 
 void depthwise_pointwise(const DepthwisePointwise& f, const PackedConvShape& s, const float* x, void* scratch,
-                         size_t threads, float* y, const float* residual, const PixelRangeTail& tail, ThreadPool* pool) {
+                         size_t threads, float* y, const float* residual, const PixelRangeTail& tail,
+                         ThreadPool* pool) {
   // As many shares as the plan sized the scratch for (a pool of fewer threads runs several each).
   const PixelShares shares(s, threads);
   if (shares.pixels == 0) return;

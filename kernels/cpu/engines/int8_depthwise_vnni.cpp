@@ -276,9 +276,8 @@ void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvS
                         share.row_begin);
     // The pointwise conv of the share's pixels, on this thread: the rows just written are in its cache.
     const Int8Residual here{residual.add, residual.add != nullptr ? residual.r + share.begin * out_channels : nullptr};
-    int8_gemm(f.pointwise, share.end - share.begin,
-              {.data = mid + share.skipped(s) * s.channels, .flipped = false}, s.channels,
-              y + share.begin * out_channels, out_channels, nullptr, here);
+    int8_gemm(f.pointwise, share.end - share.begin, {.data = mid + share.skipped(s) * s.channels, .flipped = false},
+              s.channels, y + share.begin * out_channels, out_channels, nullptr, here);
     tail(share.begin, share.end);
   });
 #else

@@ -56,8 +56,7 @@ std::optional<ConcatShuffle> fuse_concat_shuffle(NodeContext& planning, size_t c
   const std::string& grouped = graph.nodes[*split].outputs[0];
   const Shape& g_shape = graph.tensor(grouped).shape;
   if (g_shape.size() != 5 || g_shape[0] != shape[0] || g_shape[3] != shape[2] || g_shape[4] != shape[3] ||
-      g_shape[1] * g_shape[2] != shape[1] ||
-      static_cast<size_t>(g_shape[1]) > ChannelShuffle::kMaxGroups)
+      g_shape[1] * g_shape[2] != shape[1] || static_cast<size_t>(g_shape[1]) > ChannelShuffle::kMaxGroups)
     return std::nullopt;
   const std::optional<size_t> swap = sole_reader(c, grouped, "transpose");
   if (!swap || attr_int_list(graph.nodes[*swap], "perm") != std::vector<int>{0, 2, 1, 3, 4}) return std::nullopt;
@@ -125,17 +124,19 @@ FusedShuffle fuse_shuffle_after(NodeContext& planning, const std::string& tensor
 
 PixelRangeTail shuffle_tail(const ShuffleTail& tail) {
   if (tail.pass == nullptr) return {};
-  return {.fn = [](const void* raw, size_t begin, size_t end) {
-            const auto* t = static_cast<const ShuffleTail*>(raw);
-            t->pass->run_pixels(t->pointers, begin, end);
-          },
+  return {.fn =
+              [](const void* raw, size_t begin, size_t end) {
+                const auto* t = static_cast<const ShuffleTail*>(raw);
+                t->pass->run_pixels(t->pointers, begin, end);
+              },
           .context = &tail};
 }
 
 bool plan_concat_shuffle(NodeContext& c) {
   std::optional<ConcatShuffle> fused = fuse_concat_shuffle(c, c.node_index());
   if (!fused) return false;
-  c.add_kernel(fused->values, [shuffle = std::move(fused->shuffle)](Pointers p, ThreadPool* pool) { shuffle.run(p, pool); });
+  c.add_kernel(fused->values,
+               [shuffle = std::move(fused->shuffle)](Pointers p, ThreadPool* pool) { shuffle.run(p, pool); });
   return true;
 }
 

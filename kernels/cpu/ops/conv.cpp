@@ -200,7 +200,8 @@ void plan_indirect(NodeContext& c, const Conv2d& a) {
 std::optional<size_t> fusable_pointwise(const NodeContext& c, const ConvFusion& fusion) {
   if (!c.conv_fusion() || fusion.add_node) return std::nullopt;
   const Graph& graph = c.graph();
-  const std::string& mid = fusion.activation_node ? graph.nodes[*fusion.activation_node].outputs[0] : c.node().outputs[0];
+  const std::string& mid =
+      fusion.activation_node ? graph.nodes[*fusion.activation_node].outputs[0] : c.node().outputs[0];
   const std::optional<size_t> consumer = c.sole_consumer_of(mid);
   if (!consumer) return std::nullopt;
   const Node& node = graph.nodes[*consumer];

@@ -258,10 +258,9 @@ void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size
   const bool has_add = add.has_value();
   c.add_kernel(values, [fused, shape, padding, threads, residual, has_add, shuffle](Pointers p, ThreadPool* pool) {
     const ShuffleTail tail = shuffle.at(p);
-    int8_depthwise_pointwise(fused, shape, static_cast<const int8_t*>(p[0]), padding, p[1], threads,
-                             static_cast<int8_t*>(p[2]),
-                             has_add ? Int8Residual{&residual, static_cast<const int8_t*>(p[3])} : Int8Residual{},
-                             shuffle_tail(tail), pool);
+    int8_depthwise_pointwise(
+        fused, shape, static_cast<const int8_t*>(p[0]), padding, p[1], threads, static_cast<int8_t*>(p[2]),
+        has_add ? Int8Residual{&residual, static_cast<const int8_t*>(p[3])} : Int8Residual{}, shuffle_tail(tail), pool);
   });
 }
 
