@@ -2,12 +2,15 @@
 // one-node cases of the harness cannot reach: residual connections, conv -> add, into the conv's
 // output stage, and an int8 activation table (hardswish, silu, hardsigmoid) read by a depthwise
 // conv alone (split by rows or by channel blocks) applied to the conv's output rows; after a GEMM
-// conv (one group, gathered stem) the activation stays a node of its own. On the cpu backend in every cpu variant of the option matrix (1 and 2
-// threads, the AVX512-VNNI path and XNNPACK's, prepacked) against the reference backend, equal on
-// the VNNI path and within one int8 step on XNNPACK's. Each graph also states how many nodes may be
-// fused, and the test checks that the VNNI path plans them so (no step of their own) and that
-// XNNPACK's path never does. Each ends in a transpose to NHWC, so that no output reordering step is
-// charged to the fused node.
+// conv (one group, gathered stem) the activation is applied by the depthwise conv that alone reads
+// it, to its input rows (DeferredLookup), else it stays a node of its own; a global average pool
+// of a depthwise conv's output finishes the sums the conv formed (PooledSums). On the cpu backend
+// in every cpu variant of the option matrix (1 and 2 threads, the AVX512-VNNI path and XNNPACK's,
+// prepacked) against the reference backend, equal on the VNNI path and within one int8 step on
+// XNNPACK's. Each graph also states how many nodes may be fused and how many pools summed, and the
+// test checks that the VNNI path plans them so (no step of their own) and that XNNPACK's path never
+// does. Each ends in a transpose to NHWC, so that no output reordering step is charged to the fused
+// node.
 #include <doctest/doctest.h>
 #include <xnnpack.h>
 
@@ -90,6 +93,18 @@ class ResidualGraph {
     quants_[y] = std::move(y_quant);
   }
 
+  void global_avg_pool(const std::string& x, const std::string& y, QuantParams y_quant) {
+    built_.graph.add_tensor({.name = y, .dtype = DType::i8});
+    built_.graph.nodes.push_back({.name = y + "_pool", .op = "global_avg_pool", .inputs = {x}, .outputs = {y}});
+    quants_[y] = std::move(y_quant);
+  }
+
+  void mul(const std::string& a, const std::string& b, const std::string& y, QuantParams y_quant) {
+    built_.graph.add_tensor({.name = y, .dtype = DType::i8});
+    built_.graph.nodes.push_back({.name = y + "_mul", .op = "mul", .inputs = {a, b}, .outputs = {y}});
+    quants_[y] = std::move(y_quant);
+  }
+
   // y = op(inputs) for an op that moves int8 bytes (concat, reshape, transpose, slice): the first
   // input's parameters.
   void move(const std::string& op, std::vector<std::string> inputs, const std::string& y, Attributes attrs) {
@@ -142,6 +157,7 @@ struct ResidualCase {
   CaseGraph built;
   size_t fusable = 0;      // adds, activations, pointwise convs and concats the VNNI path plans into a conv
   size_t conv_fusion = 0;  // of those, the ones it fuses only with conv fusion on (MT_CPU_CONV_FUSION)
+  size_t pooled = 0;       // global average pools of sums a depthwise conv formed (conv fusion on)
 };
 
 std::vector<ResidualCase> residual_cases() {
@@ -191,8 +207,8 @@ std::vector<ResidualCase> residual_cases() {
     g.to_nhwc("y", "out");
     cases.push_back({"broadcast residual", g.finish({"out"}), 0});
   }
-  {  // MobileNetV3's expand conv and its hardswish (not fused), then a depthwise conv and SiLU
-     // (EfficientNet), two images, odd channels.
+  {  // MobileNetV3's expand conv and its hardswish (left to the depthwise conv), then a depthwise conv
+     // and SiLU (EfficientNet), two images, odd channels.
     ResidualGraph g(6);
     g.input("x", {2, 19, 5, 6}, per_tensor(0.05f, 3));
     g.conv("x", "c", {37, 19, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.3f, -20));
@@ -200,7 +216,7 @@ std::vector<ResidualCase> residual_cases() {
     g.conv("h", "d", {37, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, per_tensor(0.5f, 10), 0);
     g.activation("silu", "d", "y", per_tensor(0.25f, -70));
     g.to_nhwc("y", "out");
-    cases.push_back({"1x1 conv + hardswish, depthwise 3x3 s2 + silu", g.finish({"out"}), 1});
+    cases.push_back({"1x1 conv + hardswish, depthwise 3x3 s2 + silu", g.finish({"out"}), 2, 1});
   }
   {  // A gathered stem (3 channels, 7x7, more pixels than a unit: not fused) and depthwise convs: rows
      // split, and 7 rows of 96 channels, split by channel blocks at 2 threads.
@@ -214,7 +230,7 @@ std::vector<ResidualCase> residual_cases() {
     g.conv("p", "q", {96, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.2f, -2), 0);
     g.activation("hardsigmoid", "q", "y", per_tensor(1.0f / 255, -128));
     g.to_nhwc("y", "out");
-    cases.push_back({"stem + hardswish, depthwise + silu, depthwise + hardsigmoid", g.finish({"out"}), 2});
+    cases.push_back({"stem + hardswish, depthwise + silu, depthwise + hardsigmoid", g.finish({"out"}), 3, 1});
   }
   {  // A depthwise conv and the pointwise conv after it as one step (int8_depthwise_pointwise): 9
      // rows (split 5 : 4 at 2 threads), odd channels, 2 images.
@@ -276,6 +292,58 @@ std::vector<ResidualCase> residual_cases() {
     g.to_nhwc("y", "out");
     cases.push_back({"depthwise + pointwise whose depthwise output is a graph output", g.finish({"out", "d"}), 0, 0});
   }
+  {  // MobileNetV3's block with squeeze-excitation, 2 images of 9 rows (split by rows): the expanding
+     // conv's hardswish applied by the 5x5 depthwise conv to its input rows, the depthwise conv's
+     // hardswish to its output rows, and the squeeze's pool from sums the depthwise conv formed.
+    ResidualGraph g(14);
+    g.input("x", {2, 24, 9, 9}, per_tensor(0.05f, 3));
+    g.conv("x", "e", {40, 24, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.3f, -20));
+    g.activation("hardswish", "e", "h", per_tensor(0.2f, -60));
+    g.conv("h", "d", {40, 1, 5, 5}, {1, 1}, {2, 2, 2, 2}, per_tensor(0.3f, 6), 0);
+    g.activation("hardswish", "d", "a", per_tensor(0.15f, -70));
+    g.global_avg_pool("a", "m", per_tensor(0.05f, -30));
+    g.conv("m", "f1", {16, 40, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.1f, 0));
+    g.conv("f1", "f2", {40, 16, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.1f, 0));
+    g.activation("hardsigmoid", "f2", "gate", per_tensor(1.0f / 255, -128));
+    g.mul("a", "gate", "s", per_tensor(0.1f, -60));
+    g.conv("s", "y", {24, 40, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.3f, 2));
+    g.to_nhwc("y", "out");
+    cases.push_back({"1x1 + hardswish, depthwise 5x5 + hardswish, squeeze-excitation", g.finish({"out"}), 2, 1, 1});
+  }
+  {  // EfficientNet's late block: 7 rows of 96 channels (split by channel blocks at 2 threads), so the
+     // input lookup and the sums cover the part's channels only.
+    ResidualGraph g(15);
+    g.input("x", {1, 32, 7, 7}, per_tensor(0.05f, -3));
+    g.conv("x", "e", {96, 32, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.25f, 10));
+    g.activation("silu", "e", "h", per_tensor(0.12f, -90));
+    g.conv("h", "d", {96, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.3f, -4), 0);
+    g.activation("silu", "d", "a", per_tensor(0.1f, -100));
+    g.global_avg_pool("a", "m", per_tensor(0.04f, -50));
+    g.mul("a", "m", "y", per_tensor(0.05f, 7));
+    g.to_nhwc("y", "out");
+    cases.push_back({"1x1 + silu, 7x7 depthwise by channel blocks + silu, pool, mul", g.finish({"out"}), 2, 1, 1});
+  }
+  {  // The expanding conv's hardswish left to a depthwise conv that runs as one step with the
+     // pointwise conv after it; the padding (input zero point) is not looked up.
+    ResidualGraph g(16);
+    g.input("x", {1, 12, 8, 10}, per_tensor(0.05f, 3));
+    g.conv("x", "e", {36, 12, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.3f, -20));
+    g.activation("hardswish", "e", "h", per_tensor(0.2f, -60));
+    g.conv("h", "d", {36, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.3f, 5), 0);
+    g.conv("d", "y", {20, 36, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.4f, -7));
+    g.to_nhwc("y", "out");
+    cases.push_back({"1x1 + hardswish, depthwise + pointwise", g.finish({"out"}), 2, 2});
+  }
+  {  // Not fusable: the activation before the depthwise conv is also a graph output.
+    ResidualGraph g(17);
+    g.input("x", {1, 12, 6, 6}, per_tensor(0.05f, 3));
+    g.conv("x", "e", {24, 12, 1, 1}, {1, 1}, {0, 0, 0, 0}, per_tensor(0.3f, -20));
+    g.activation("hardswish", "e", "h", per_tensor(0.2f, -60));
+    g.conv("h", "d", {24, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.3f, 5), 0);
+    g.to_nhwc("d", "out");
+    g.to_nhwc("h", "out_h");
+    cases.push_back({"hardswish read by a depthwise conv and a graph output", g.finish({"out", "out_h"}), 0});
+  }
   {  // Not fusable: the conv's output is also a graph output.
     ResidualGraph g(8);
     g.input("x", {1, 16, 6, 6}, per_tensor(0.05f, 3));
@@ -291,16 +359,20 @@ bool fusable_op(const std::string& op) {
   return op == "add" || op == "hardswish" || op == "silu" || op == "hardsigmoid" || op == "conv2d" || op == "concat";
 }
 
-// Adds, activations, convs and concats that plan no step of their own (fused into a conv's).
-size_t fused_nodes(const Graph& graph, const PlanOptions& options) {
+struct Fusions {
+  size_t fused = 0;   // adds, activations, convs and concats that plan no step of their own
+  size_t pooled = 0;  // tensors whose depthwise conv formed sums for a pool
+};
+
+Fusions fusions(const Graph& graph, const PlanOptions& options) {
   REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
   cpu::PlanBuilder builder(graph, options, nullptr);
   builder.plan_nodes();
   std::vector<bool> planned(graph.nodes.size(), false);
   for (const cpu::PlannedStep& step : builder.steps) planned.at(step.node_index) = true;
-  size_t fused = 0;
-  for (size_t n = 0; n < graph.nodes.size(); ++n) fused += fusable_op(graph.nodes[n].op) && !planned[n] ? 1 : 0;
-  return fused;
+  Fusions found{.pooled = builder.pooled_sums.size()};
+  for (size_t n = 0; n < graph.nodes.size(); ++n) found.fused += fusable_op(graph.nodes[n].op) && !planned[n] ? 1 : 0;
+  return found;
 }
 
 }  // namespace
@@ -335,7 +407,9 @@ TEST_CASE(
         if (auto mismatch = first_mismatch(actual[o], expected[o], 0, vnni ? 0 : 1))
           FAIL_CHECK("output " << o << ": " << *mismatch);
       ++compared;
-      CHECK(fused_nodes(graph, variant.options) == (vnni ? c.fusable : 0));
+      const Fusions found = fusions(graph, variant.options);
+      CHECK(found.fused == (vnni ? c.fusable : 0));
+      CHECK(found.pooled == (vnni ? c.pooled : 0));
     }
     // Conv fusion off: the depthwise and pointwise convs plan apart, with the same results.
     PlanOptions off = two_threads.options;
@@ -345,9 +419,11 @@ TEST_CASE(
     for (size_t o = 0; o < expected.size(); ++o)
       if (auto mismatch = first_mismatch(actual[o], expected[o], 0, vnni ? 0 : 1))
         FAIL_CHECK("conv fusion off, output " << o << ": " << *mismatch);
-    CHECK(fused_nodes(c.built.graph, off) == (vnni ? c.fusable - c.conv_fusion : 0));
+    const Fusions found = fusions(c.built.graph, off);
+    CHECK(found.fused == (vnni ? c.fusable - c.conv_fusion : 0));
+    CHECK(found.pooled == 0);
   }
-  CHECK(compared >= 13 * 4);
+  CHECK(compared >= 17 * 4);
 }
 
 }  // namespace mt::optest

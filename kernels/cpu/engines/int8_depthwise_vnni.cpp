@@ -77,8 +77,19 @@ PackedInt8Depthwise int8_depthwise_view(const void* memory, size_t kernel, size_
                              .out = out};
 }
 
-size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
-  return std::max<size_t>(1, threads) * s.kernel_h * widened_row_bytes(s, s.channels);
+namespace {
+// A part's scratch: Kernel widened rows, then with an input lookup one input row looked up (64-byte
+// multiples, so that each part's scratch stays aligned).
+size_t line_bytes(const PackedConvShape& s, bool input_lookup) {
+  return input_lookup ? (s.w * s.channels + 63) / 64 * 64 : 0;
+}
+size_t part_scratch_bytes(const PackedConvShape& s, bool input_lookup) {
+  return s.kernel_h * widened_row_bytes(s, s.channels) + line_bytes(s, input_lookup);
+}
+}  // namespace
+
+size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads, bool input_lookup) {
+  return std::max<size_t>(1, threads) * part_scratch_bytes(s, input_lookup);
 }
 
 #if defined(__x86_64__)
@@ -90,11 +101,26 @@ struct Blocks {
   size_t first = 0, last = 0;
 };
 
+// Where a part's output sums go (int8_depthwise's `sums`): image n's at part + n * image_stride.
+struct PartSums {
+  int32_t* part = nullptr;  // null: no sums
+  size_t image_stride = 0;
+};
+
+// The input side of a part's rows: x, the padding pixel, and with an input lookup its table and the
+// part's line of scratch that receives a looked-up row.
+struct RowSource {
+  const int8_t* x;
+  const int8_t* padding;
+  const int8_t* lookup;  // Int8DepthwiseFusion::input_lookup, or null
+  int8_t* line;          // s.w * s.channels bytes where lookup is set
+};
+
 // Widens blocks `blocks` of input row iy of image n (the padding's x_zero outside the image) into
 // `row`: column i (input column i * column_step - pad_left) of block first + b holds
 // (x[col][c], x[col + dilation][c]) as int16 pairs.
-MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const int8_t* x, const int8_t* padding, size_t n, int64_t iy,
-                              Blocks blocks, int16_t* row) {
+MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const RowSource& source, size_t n, int64_t iy, Blocks blocks,
+                              int16_t* row) {
   alignas(32) uint8_t order[32];  // bytes 0..15 of the first operand and of the second, alternating
   for (size_t i = 0; i < 16; ++i) {
     order[2 * i] = static_cast<uint8_t>(i);
@@ -102,7 +128,14 @@ MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const int8_t* x, const i
   }
   const __m256i interleave = _mm256_load_si256(reinterpret_cast<const __m256i*>(order));
   const size_t columns = widened_columns(s);
-  const int8_t* line = inside(iy, s.h) ? x + (n * s.h + static_cast<size_t>(iy)) * s.w * s.channels : nullptr;
+  const int8_t* padding = source.padding;
+  const int8_t* line = inside(iy, s.h) ? source.x + (n * s.h + static_cast<size_t>(iy)) * s.w * s.channels : nullptr;
+  if (line != nullptr && source.lookup != nullptr) {  // the row's channels of these blocks, looked up once
+    const size_t c0 = blocks.first * kBlock, count = std::min(s.channels, blocks.last * kBlock) - c0;
+    if (count == s.channels) int8_lookup(source.lookup, line, source.line, s.w * s.channels);
+    else int8_lookup_rows(source.lookup, line + c0, source.line + c0, s.w, s.channels, count);
+    line = source.line;
+  }
   auto pixel = [&](int64_t ix) {
     return line != nullptr && inside(ix, s.w) ? line + static_cast<size_t>(ix) * s.channels : padding;
   };
@@ -136,11 +169,12 @@ MT_VNNI_TARGET inline void accumulate(const int16_t* const* rows, size_t left, s
 }
 
 // Output rows [begin, end) (over all images), channel blocks `blocks`, of a Kernel x Kernel
-// depthwise conv, with Kernel widened rows (of those blocks) in scratch.
+// depthwise conv, with Kernel widened rows (of those blocks) in scratch, then `lookup` (the conv's
+// activation) on each row, then the row's sums.
 template <size_t Kernel>
-MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x,
-                                   const int8_t* padding, int8_t* y, size_t begin, size_t end, Blocks blocks,
-                                   int16_t* scratch, const int8_t* lookup, size_t y_row0 = 0) {
+MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedConvShape& s, const RowSource& source,
+                                   int8_t* y, size_t begin, size_t end, Blocks blocks, int16_t* scratch,
+                                   const int8_t* lookup, PartSums sums = {}, size_t y_row0 = 0) {
   constexpr size_t kPairs = (Kernel + 1) / 2, kVectors = Kernel * kPairs;
   const size_t columns = widened_columns(s), c = s.channels;
   const size_t step = column_step(s), stride = s.stride_w / step, dilation = 2 * s.dilation_w / step;
@@ -170,7 +204,7 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
       const size_t slot = static_cast<size_t>(std::find(used, used + Kernel, false) - used);
       used[slot] = true;
       held[slot] = wanted[ky];
-      widen_row(s, x, padding, n, top + static_cast<int64_t>(ky * s.dilation_h), blocks, scratch + slot * row_elements);
+      widen_row(s, source, n, top + static_cast<int64_t>(ky * s.dilation_h), blocks, scratch + slot * row_elements);
       rows[ky] = scratch + slot * row_elements;
     }
     int8_t* dst = y + (r - y_row0) * s.out_w * c;  // y holds the rows from y_row0 on
@@ -200,11 +234,14 @@ MT_VNNI_TARGET void depthwise_rows(const PackedInt8Depthwise& w, const PackedCon
         vnni::requantize_store(dst + ox * c + b * kBlock, mask, _mm512_add_epi32(even, odd), multiplier, o);
       }
     }
-    if (lookup == nullptr) continue;
     // The row's channels of these blocks, still in cache: the whole row, or a run per pixel.
     const size_t c0 = blocks.first * kBlock, channels = std::min(c, blocks.last * kBlock) - c0;
-    if (channels == c) int8_lookup_rows(lookup, dst, 1, 0, s.out_w * c);
-    else int8_lookup_rows(lookup, dst + c0, s.out_w, c, channels);
+    if (lookup != nullptr) {
+      if (channels == c) int8_lookup(lookup, dst, dst, s.out_w * c);
+      else int8_lookup_rows(lookup, dst + c0, dst + c0, s.out_w, c, channels);
+    }
+    if (sums.part != nullptr)
+      int8_add_pixel_sums(dst + c0, s.out_w, c, channels, sums.part + n * sums.image_stride + c0);
   }
 }
 
@@ -213,44 +250,60 @@ MT_AVX512_INTRINSICS_END
 #endif
 
 void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, const int8_t* x, const int8_t* padding,
-                    int8_t* y, void* scratch, size_t threads, ThreadPool* pool, const int8_t* lookup) {
+                    int8_t* y, void* scratch, size_t threads, ThreadPool* pool, const Int8DepthwiseFusion& fusion,
+                    int32_t* sums) {
 #if defined(__x86_64__)
   // One part per thread, each with its own scratch rows: contiguous ranges of output rows, unless
   // channel blocks share the work more evenly (MobileNet's 7x7 layers: 7 rows split 4 / 3, 60
   // blocks 30 / 30). Not on a tie: threads splitting channels write (and read) parts of the same
   // pixels' cache lines, and measured no faster than rows on MobileNetV2/V3 (docs/benchmarks.md).
   const size_t rows = s.n * s.out_h, blocks = blocks_of(s.channels);
-  if (rows == 0 || blocks == 0) return;
+  const size_t slots = std::max<size_t>(1, threads), image_stride = slots * s.channels;
+  if (rows == 0 || blocks == 0) {
+    if (sums != nullptr) std::fill_n(sums, s.n * image_stride, 0);
+    return;
+  }
   const size_t pool_threads = thread_count(pool);
   const size_t parts = std::max<size_t>(1, std::min({threads, pool_threads, std::max(rows, blocks)}));
   auto largest_share = [parts](size_t units) {  // of the largest part, relative to an even split
     return static_cast<double>((units + parts - 1) / parts) * static_cast<double>(parts) / static_cast<double>(units);
   };
   const bool by_blocks = largest_share(blocks) < largest_share(rows);
-  const size_t part_elements = s.kernel_h * widened_row_bytes(s, s.channels) / sizeof(int16_t);
+  const bool input_lookup = fusion.input_lookup != nullptr;
+  const size_t part_bytes = part_scratch_bytes(s, input_lookup),
+               widened_bytes = part_bytes - line_bytes(s, input_lookup);
+  // Sums: every part's row of every image written, those of slots no part runs zero.
+  if (sums != nullptr)
+    for (size_t n = 0; n < s.n; ++n)
+      std::fill(sums + n * image_stride + parts * s.channels, sums + (n + 1) * image_stride, 0);
   auto run = [&](size_t part) {
+    const PartSums mine_sums{sums != nullptr ? sums + part * s.channels : nullptr, image_stride};
+    if (mine_sums.part != nullptr)
+      for (size_t n = 0; n < s.n; ++n) std::fill_n(mine_sums.part + n * image_stride, s.channels, 0);
     size_t begin = 0, end = rows;
     Blocks mine{0, blocks};
     if (by_blocks) mine = {blocks * part / parts, blocks * (part + 1) / parts};
     else begin = rows * part / parts, end = rows * (part + 1) / parts;
     if (begin >= end || mine.first >= mine.last) return;
-    int16_t* held = static_cast<int16_t*>(scratch) + part * part_elements;
-    if (w.kernel == 3) depthwise_rows<3>(w, s, x, padding, y, begin, end, mine, held, lookup);
-    else depthwise_rows<5>(w, s, x, padding, y, begin, end, mine, held, lookup);
+    auto* part_scratch = static_cast<int8_t*>(scratch) + part * part_bytes;
+    auto* held = reinterpret_cast<int16_t*>(part_scratch);
+    const RowSource source{x, padding, fusion.input_lookup, part_scratch + widened_bytes};
+    if (w.kernel == 3) depthwise_rows<3>(w, s, source, y, begin, end, mine, held, fusion.lookup, mine_sums);
+    else depthwise_rows<5>(w, s, source, y, begin, end, mine, held, fusion.lookup, mine_sums);
   };
   if (parts == 1) return run(0);
   using Run = decltype(run);
   parallelize(
       pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts);
 #else
-  (void)w, (void)s, (void)x, (void)padding, (void)y, (void)scratch, (void)threads, (void)pool, (void)lookup;
+  (void)w, (void)s, (void)x, (void)padding, (void)y, (void)scratch, (void)threads, (void)pool, (void)fusion, (void)sums;
   fail(ExitCode::failure, "internal: int8_depthwise needs AVX512-VNNI");
 #endif
 }
 
-size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
+size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& s, size_t threads, bool input_lookup) {
   const PixelShares shares(s, threads);
-  return shares.parts * (s.kernel_h * widened_row_bytes(s, s.channels) + shares.share_elements(s.channels, 1));
+  return shares.parts * (part_scratch_bytes(s, input_lookup) + shares.share_elements(s.channels, 1));
 }
 
 void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvShape& s, const int8_t* x,
@@ -261,19 +314,23 @@ void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvS
   // As many shares as the plan sized the scratch for (a pool of fewer threads runs several each).
   const PixelShares shares(s, threads);
   if (shares.pixels == 0 || blocks == 0) return;
-  const size_t widened_bytes = s.kernel_h * widened_row_bytes(s, s.channels);  // a multiple of 64
-  auto* mids = static_cast<int8_t*>(scratch) + shares.parts * widened_bytes;
+  const bool input_lookup = f.fusion.input_lookup != nullptr;
+  const size_t part_bytes = part_scratch_bytes(s, input_lookup);  // a multiple of 64
+  const size_t widened_bytes = part_bytes - line_bytes(s, input_lookup);
+  auto* mids = static_cast<int8_t*>(scratch) + shares.parts * part_bytes;
   const size_t mid_bytes = shares.share_elements(s.channels, 1);
   const size_t out_channels = f.pointwise.n;
   shares.run(pool, [&](size_t part, const PixelShares::Share& share) {
-    auto* held = reinterpret_cast<int16_t*>(static_cast<int8_t*>(scratch) + part * widened_bytes);
+    auto* part_scratch = static_cast<int8_t*>(scratch) + part * part_bytes;
+    auto* held = reinterpret_cast<int16_t*>(part_scratch);
+    const RowSource source{x, padding, f.fusion.input_lookup, part_scratch + widened_bytes};
     int8_t* mid = mids + part * mid_bytes;
     if (f.depthwise.kernel == 3)
-      depthwise_rows<3>(f.depthwise, s, x, padding, mid, share.row_begin, share.row_end, {0, blocks}, held, f.lookup,
-                        share.row_begin);
+      depthwise_rows<3>(f.depthwise, s, source, mid, share.row_begin, share.row_end, {0, blocks}, held, f.fusion.lookup,
+                        {}, share.row_begin);
     else
-      depthwise_rows<5>(f.depthwise, s, x, padding, mid, share.row_begin, share.row_end, {0, blocks}, held, f.lookup,
-                        share.row_begin);
+      depthwise_rows<5>(f.depthwise, s, source, mid, share.row_begin, share.row_end, {0, blocks}, held, f.fusion.lookup,
+                        {}, share.row_begin);
     // The pointwise conv of the share's pixels, on this thread: the rows just written are in its cache.
     const Int8Residual here{residual.add, residual.add != nullptr ? residual.r + share.begin * out_channels : nullptr};
     int8_gemm(f.pointwise, share.end - share.begin, {.data = mid + share.skipped(s) * s.channels, .flipped = false},

@@ -41,11 +41,11 @@ void int8_lookup(const int8_t* table, const int8_t* src, int8_t* dst, size_t n) 
 #endif
 }
 
-void int8_lookup_rows(const int8_t* table, int8_t* data, size_t rows, size_t stride, size_t n) {
+void int8_lookup_rows(const int8_t* table, const int8_t* src, int8_t* dst, size_t rows, size_t stride, size_t n) {
 #if defined(__x86_64__)
-  lookup(table, data, data, rows, stride, n);
+  lookup(table, src, dst, rows, stride, n);
 #else
-  (void)table, (void)data, (void)rows, (void)stride, (void)n;
+  (void)table, (void)src, (void)dst, (void)rows, (void)stride, (void)n;
   fail(ExitCode::failure, "internal: int8_lookup_rows needs AVX512-VBMI");
 #endif
 }

@@ -134,20 +134,41 @@ PackedInt8Depthwise pack_int8_depthwise(void* memory, const int8_t* w, const int
 // The weights pack_int8_depthwise wrote into `memory`, without reading them.
 PackedInt8Depthwise int8_depthwise_view(const void* memory, size_t kernel, size_t channels, Int8Output out);
 
-// Scratch bytes int8_depthwise needs to run on up to `threads` threads (widened input rows).
-size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads);
+// What the planner fused into a depthwise conv besides its weights (int8_depthwise,
+// int8_depthwise_pointwise). Both optional.
+struct Int8DepthwiseFusion {
+  // An int8 activation (a 256-entry table) whose only reader is this conv, left to it by the
+  // activation's planner: x holds the activation's input, and each input row the conv widens is
+  // first looked up (table[x + 128]), into a line of the thread's scratch while it is in cache.
+  // The activation then costs no pass over memory and no parallel region (MobileNetV3's hardswish
+  // and EfficientNet's SiLU after each expanding 1x1 conv). Padding is not looked up: it holds the
+  // conv's own input zero point.
+  const int8_t* input_lookup = nullptr;
+  // The conv's own fused activation: each output y becomes lookup[y + 128], applied to each
+  // output row (or to the part's channels of it) once it is complete.
+  const int8_t* lookup = nullptr;
+};
+
+// Scratch bytes int8_depthwise needs to run on up to `threads` threads (widened input rows, and
+// with an input lookup a looked-up input row).
+size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads, bool input_lookup = false);
 
 // y (NHWC) = requantize(depthwise conv(x) + bias); `padding` holds `channels` bytes of the input
-// zero point; `scratch`: int8_depthwise_scratch_bytes(shape, threads), 64-byte aligned. Any stride,
-// dilation and padding; split across up to `threads` of the pool's threads by channel blocks of 16
-// or by output rows, whichever shares the work more evenly (rows on a tie). With `lookup` (a
-// 256-entry table: an int8 activation the planner fused), each output y becomes lookup[y + 128],
-// applied to each output row (or to the part's channels of it) once it is complete.
+// zero point; `scratch`: int8_depthwise_scratch_bytes(shape, threads, fusion has an input lookup),
+// 64-byte aligned. Any stride, dilation and padding; split across up to `threads` of the pool's
+// threads by channel blocks of 16 or by output rows, whichever shares the work more evenly (rows on
+// a tie).
+//
+// With `sums` ([batch][threads][channels] int32), each thread also adds up the outputs it computes
+// per image and channel, once their rows are complete and in its cache, into its own row of sums
+// (every row written, zero where a thread computed nothing): a global average pool that reads y
+// (a squeeze-excitation's) then only adds the rows and requantizes (int8_global_avg_pool_of_sums),
+// without another parallel region or a pass over y.
 void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& shape, const int8_t* x,
                     const int8_t* padding, int8_t* y, void* scratch, size_t threads, ThreadPool* pool,
-                    const int8_t* lookup = nullptr);
+                    const Int8DepthwiseFusion& fusion = {}, int32_t* sums = nullptr);
 
-// A depthwise conv (with its fused activation table, or none) and the pointwise conv (1x1, stride 1,
+// A depthwise conv (with its fused activations, or none) and the pointwise conv (1x1, stride 1,
 // one group) that alone reads its output, as one parallel region: each thread takes an even share
 // of the output pixels (engines/pixel_shares.h), computes the depthwise rows that hold them into its
 // own scratch, then the pointwise conv of its pixels while they are in its cache, then `tail` on
@@ -159,12 +180,13 @@ void int8_depthwise(const PackedInt8Depthwise& weights, const PackedConvShape& s
 // int8_gemm.
 struct Int8DepthwisePointwise {
   PackedInt8Depthwise depthwise;
-  const int8_t* lookup = nullptr;  // the depthwise conv's fused activation, or null
-  PackedInt8Gemm pointwise;        // taps 1, k = round_up(depthwise channels, 4)
+  Int8DepthwiseFusion fusion;  // the depthwise conv's
+  PackedInt8Gemm pointwise;    // taps 1, k = round_up(depthwise channels, 4)
 };
 
 // Scratch bytes int8_depthwise_pointwise needs on up to `threads` threads (64-byte aligned).
-size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& depthwise, size_t threads);
+size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& depthwise, size_t threads,
+                                              bool input_lookup = false);
 
 // With residual.add, y is that add of the pointwise conv's result and residual.r.
 void int8_depthwise_pointwise(const Int8DepthwisePointwise& fused, const PackedConvShape& depthwise, const int8_t* x,
@@ -191,11 +213,19 @@ void int8_mul(const int8_t* a, const int8_t* b, int8_t* y, size_t outer, size_t 
 size_t int8_global_avg_pool_scratch_bytes(size_t batch, size_t channels, size_t threads);
 void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixels, size_t channels, int32_t x_zero,
                           float multiplier, Int8Output out, void* scratch, size_t threads, ThreadPool* pool);
+// The same pool from sums of x already formed: `slots` rows per image of `channels` int32 partial
+// sums of x ([batch][slots][channels], added in place), as int8_depthwise leaves them. On the
+// calling thread: a few hundred additions.
+void int8_global_avg_pool_of_sums(int32_t* sums, size_t slots, int8_t* y, size_t batch, size_t pixels, size_t channels,
+                                  int32_t x_zero, float multiplier, Int8Output out);
+// sums[c] += x[p * stride + c] over `pixels` pixels, for c < count.
+void int8_add_pixel_sums(const int8_t* x, size_t pixels, size_t stride, size_t count, int32_t* sums);
 
 // dst[i] = table[src[i] + 128] for n bytes (int8 hardswish and hardsigmoid), 64 at a time
 // (int8_lookup_vbmi.cpp). Requires int8_vnni_enabled().
 void int8_lookup(const int8_t* table, const int8_t* src, int8_t* dst, size_t n);
-// The same in place on `rows` runs of n bytes, `stride` bytes apart (a block of a conv's output).
-void int8_lookup_rows(const int8_t* table, int8_t* data, size_t rows, size_t stride, size_t n);
+// The same on `rows` runs of n bytes, `stride` bytes apart in src and in dst (a block of a conv's
+// output, in place; a thread's channels of a row of pixels). Requires int8_vnni_enabled().
+void int8_lookup_rows(const int8_t* table, const int8_t* src, int8_t* dst, size_t rows, size_t stride, size_t n);
 
 }  // namespace mt::cpu

@@ -52,6 +52,10 @@ void plan_linear_int8_vnni(NodeContext& context);
 bool plan_mul_int8_vnni(NodeContext& context);
 void plan_global_avg_pool_int8_vnni(NodeContext& context);
 void plan_max_pool2d_int8_vnni(NodeContext& context);
+// Whether node `consumer`, reading the current node's output 0 as its input, is a depthwise conv
+// that will apply the current node's activation table itself as it reads its input rows
+// (DeferredLookup): on the VNNI kernels, with conv fusion on (MT_CPU_CONV_FUSION).
+bool depthwise_takes_input_lookup(NodeContext& context, size_t consumer);
 
 // The 256-entry table (the output for input q at q + 128) of an int8 hardswish, silu or hardsigmoid
 // node that the cpu backend runs, or nullopt for any other node (ops_int8_elementwise.cpp). The VNNI

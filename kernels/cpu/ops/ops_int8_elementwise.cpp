@@ -128,9 +128,18 @@ void plan_sigmoid_int8(NodeContext& c) {
 
 namespace {
 
-// y = table[x] (int8_activation_table).
+// y = table[x] (int8_activation_table), or no step where the only reader, a depthwise conv, looks
+// its input rows up itself (MobileNetV3's hardswish and EfficientNet's SiLU between the expanding
+// 1x1 conv and the depthwise conv: a pass over the tensor and a parallel region each).
 void plan_table(NodeContext& c) {
   const std::array<int8_t, 256> table = *int8_activation_table(c.graph(), c.node());
+  if (const std::optional<size_t> consumer = c.sole_consumer(0);
+      consumer && depthwise_takes_input_lookup(c, *consumer)) {
+    auto* kept = static_cast<int8_t*>(c.keep(table.size()));
+    std::copy(table.begin(), table.end(), kept);
+    c.defer_lookup(c.node().inputs[0], kept);
+    return;
+  }
   const Value in = c.input(0);
   const Value out = c.output(0, in.layout);
   const size_t n = count_of(in);

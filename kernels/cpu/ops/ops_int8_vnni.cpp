@@ -228,7 +228,19 @@ std::optional<size_t> fusable_pointwise(NodeContext& c, const std::optional<Fuse
   return consumer;
 }
 
-// Plans the depthwise conv being planned, its fused activation and the pointwise conv `pointwise`
+// A global average pool on the VNNI kernel that reads `tensor`, which the depthwise conv being
+// planned computes (a squeeze-excitation's), with conv fusion on: the conv forms its sums.
+std::optional<size_t> summed_pool(NodeContext& c, const std::string& tensor) {
+  if (!c.conv_fusion()) return std::nullopt;
+  for (const size_t consumer : c.consumers_of(tensor)) {
+    const Node& node = c.graph().nodes[consumer];
+    if (node.op == "global_avg_pool" && node.inputs[0] == tensor && !check_global_avg_pool_int8(c.graph(), node))
+      return consumer;
+  }
+  return std::nullopt;
+}
+
+// Plans the depthwise conv being planned, its fused activations and the pointwise conv `pointwise`
 // (with the add it fuses in turn, fusable_add) as one int8_depthwise_pointwise step.
 void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size_t pointwise,
                               const PackedConvShape& shape, const Value& x, const int8_t* padding,
@@ -242,7 +254,8 @@ void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size
   if (activation) c.fuse_through(activation->node);
   const std::optional<FusedAdd> add = fusable_add(pc);
   // Pointers: x, scratch, y, [the fused add's residual].
-  std::vector<Value> values{x, c.scratch(int8_depthwise_pointwise_scratch_bytes(shape, threads))};
+  const bool input_lookup = fused.fusion.input_lookup != nullptr;
+  std::vector<Value> values{x, c.scratch(int8_depthwise_pointwise_scratch_bytes(shape, threads, input_lookup))};
   if (add) {
     c.fuse_through(pointwise);
     values.push_back(c.fused_output(add->node, 0, nhwc_layout()));
@@ -287,19 +300,29 @@ bool plan_conv2d_int8_vnni(NodeContext& c) {
         int8_depthwise_view(packed_weights(c, 1, CpuLayout::vnni_depthwise), kh, channels, output_of(c));
     const int8_t* padding = padding_pixel(c, channels, false);
     const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
-    const Value x = c.input(0, nhwc_layout());
+    // The activation before the conv, left to it by its planner (depthwise_takes_input_lookup).
+    const DeferredLookup* deferred = c.deferred_lookup(0);
+    const Value x = deferred ? c.tensor(deferred->x, nhwc_layout()) : c.input(0, nhwc_layout());
     const std::optional<FusedActivation> activation = fusable_activation(c);
+    const Int8DepthwiseFusion fusion{.input_lookup = deferred ? deferred->table : nullptr,
+                                     .lookup = activation ? activation->table : nullptr};
     if (const std::optional<size_t> pointwise = fusable_pointwise(c, activation)) {
-      plan_depthwise_pointwise(c, {.depthwise = w, .lookup = activation ? activation->table : nullptr, .pointwise = {}},
-                               *pointwise, shape, x, padding, activation, threads);
+      plan_depthwise_pointwise(c, {.depthwise = w, .fusion = fusion, .pointwise = {}}, *pointwise, shape, x, padding,
+                               activation, threads);
       return true;
     }
     const Value y = conv_output(c, activation);
-    const Value scratch = c.scratch(int8_depthwise_scratch_bytes(shape, threads));  // arena: 64-byte aligned
-    const int8_t* lookup = activation ? activation->table : nullptr;
-    c.add_kernel({x, y, scratch}, [w, shape, padding, threads, lookup](Pointers p, ThreadPool* pool) {
+    // arena: 64-byte aligned
+    const Value scratch = c.scratch(int8_depthwise_scratch_bytes(shape, threads, deferred != nullptr));
+    std::vector<Value> values{x, y, scratch};
+    const std::string& out = activation ? c.graph().nodes[activation->node].outputs[0] : node.outputs[0];
+    if (summed_pool(c, out)) {
+      values.push_back(c.scratch(shape.n * threads * channels * sizeof(int32_t)));
+      c.provide_pooled_sums(out, PooledSums{.sums = values.back(), .slots = threads});
+    }
+    c.add_kernel(values, [w, shape, padding, threads, fusion](Pointers p, ThreadPool* pool) {
       int8_depthwise(w, shape, static_cast<const int8_t*>(p[0]), padding, static_cast<int8_t*>(p[1]), p[2], threads,
-                     pool, lookup);
+                     pool, fusion, p.size() > 3 ? static_cast<int32_t*>(p[3]) : nullptr);
     });
     return true;
   }
@@ -402,6 +425,14 @@ bool plan_mul_int8_vnni(NodeContext& c) {
   return false;
 }
 
+bool depthwise_takes_input_lookup(NodeContext& c, size_t consumer) {
+  const Graph& graph = c.graph();
+  const Node& node = graph.nodes[consumer];
+  return c.conv_fusion() && node.op == "conv2d" && node.inputs[0] == c.node().outputs[0] &&
+         graph.tensor(node.inputs[0]).shape == c.input_info(0).shape && !check_conv2d_int8(graph, node) &&
+         int8_conv2d_kernel(graph, node, c.paths()) == Int8ConvKernel::depthwise;
+}
+
 void plan_global_avg_pool_int8_vnni(NodeContext& c) {
   const Shape& shape = c.input_info(0).shape;
   const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
@@ -409,11 +440,19 @@ void plan_global_avg_pool_int8_vnni(NodeContext& c) {
   // The reference's multiplier, formed as it forms it.
   const float multiplier = x.scale / (static_cast<float>(pixels) * y.scale);
   const Int8Output out{.zero_point = y.zero_point, .low = -128, .high = 127};
+  const int32_t x_zero = x.zero_point;
+  if (const PooledSums* formed = c.pooled_sums(0)) {  // the depthwise conv that computed x summed it
+    const size_t slots = formed->slots;
+    c.add_kernel({formed->sums, c.output(0, nhwc_layout())}, [=](Pointers p, ThreadPool*) {
+      int8_global_avg_pool_of_sums(static_cast<int32_t*>(p[0]), slots, static_cast<int8_t*>(p[1]), batch, pixels,
+                                   channels, x_zero, multiplier, out);
+    });
+    return;
+  }
   const Value xv = c.input(0, nhwc_layout());
   const Value yv = c.output(0, nhwc_layout());
   const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
   const Value scratch = c.scratch(int8_global_avg_pool_scratch_bytes(batch, channels, threads));
-  const int32_t x_zero = x.zero_point;
   c.add_kernel({xv, yv, scratch}, [=](Pointers p, ThreadPool* pool) {
     int8_global_avg_pool(static_cast<const int8_t*>(p[0]), static_cast<int8_t*>(p[1]), batch, pixels, channels, x_zero,
                          multiplier, out, p[2], threads, pool);

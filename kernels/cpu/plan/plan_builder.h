@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -88,6 +89,22 @@ struct ChannelGate {
   std::string x, scale;
 };
 
+// An int8 activation (a 256-entry table in plan memory) of tensor x left uncomputed: its only
+// reader, a depthwise conv on the VNNI kernels, looks up each input row as it reads it
+// (Int8DepthwiseFusion::input_lookup; ops_int8_elementwise.cpp decides, ops_int8_vnni.cpp plans it).
+struct DeferredLookup {
+  std::string x;
+  const int8_t* table = nullptr;
+};
+
+// Sums of an int8 tensor ([batch][slots][channels] int32 in `sums`) that the depthwise conv
+// computing it formed as it wrote it, for a global average pool that reads the tensor to finish
+// (int8_depthwise's `sums`, int8_global_avg_pool_of_sums).
+struct PooledSums {
+  Value sums;
+  size_t slots = 1;
+};
+
 class PlanBuilder {
  public:
   PlanBuilder(const Graph& graph, const PlanOptions& options, ThreadPool* pool);
@@ -129,6 +146,10 @@ class PlanBuilder {
   void read_in_place(const std::string& tensor) { read_in_place_.insert(tensor); }
   // Tensors left as a ChannelGate for their only reader to apply.
   std::map<std::string, ChannelGate, std::less<>> channel_gates;
+  // Tensors left as a DeferredLookup for their only reader to apply.
+  std::map<std::string, DeferredLookup, std::less<>> deferred_lookups;
+  // Tensors whose producer also formed their PooledSums.
+  std::map<std::string, PooledSums, std::less<>> pooled_sums;
 
  private:
   void plan_outputs();
@@ -224,7 +245,27 @@ class NodeContext {
     const auto it = builder_.channel_gates.find(node_.inputs.at(i));
     return it == builder_.channel_gates.end() ? nullptr : &it->second;
   }
-  // Scratch memory alive only during this node's steps.
+  // Output 0 is `table` applied to `x`, left for its only reader to apply (DeferredLookup): this
+  // node plans no step. `table` must live as long as the plan (keep()).
+  void defer_lookup(const std::string& x, const int8_t* table) {
+    builder_.deferred_lookups[node_.outputs.at(0)] = DeferredLookup{x, table};
+  }
+  // Input i as a lookup deferred by its producer, if it is one.
+  const DeferredLookup* deferred_lookup(size_t i) const {
+    const auto it = builder_.deferred_lookups.find(node_.inputs.at(i));
+    return it == builder_.deferred_lookups.end() ? nullptr : &it->second;
+  }
+  // `tensor`, computed by this node's steps, comes with `sums` for a global average pool.
+  void provide_pooled_sums(const std::string& tensor, PooledSums sums) {
+    builder_.pooled_sums[tensor] = std::move(sums);
+  }
+  // Input i's PooledSums, if its producer formed them.
+  const PooledSums* pooled_sums(size_t i) const {
+    const auto it = builder_.pooled_sums.find(node_.inputs.at(i));
+    return it == builder_.pooled_sums.end() ? nullptr : &it->second;
+  }
+  // Memory alive from the first to the last step that refers to it: scratch of this node's steps, or
+  // values they hand to a later node's (PooledSums).
   Value scratch(size_t bytes);
   // Zero-filled memory owned by the plan (repacked constants); counted as packed weights.
   void* keep(size_t bytes) { return builder_.keep(bytes); }

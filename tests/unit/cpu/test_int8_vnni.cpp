@@ -294,30 +294,34 @@ TEST_CASE("cpu int8 vnni mul and global average pool: equal the reference arithm
       CHECK_MESSAGE(wrong == 0, "mul " << m.outer << "x" << m.repeat << "x" << m.inner << ": " << wrong << " differ");
       CHECK(y[a.size()] == 55);
     }
-  // Global average pool: channel blocks of 64 and their tail, several images; from 64 KiB of input
-  // on two threads, each summing half of the pixels.
-  for (size_t channels : {1, 16, 64, 70, 144})
-    for (size_t pixels : {1, 49, 196, 784, 1001}) {
-      const size_t batch = 2;
-      const std::vector<int8_t> x = random_int8(batch * pixels * channels, static_cast<uint32_t>(channels + pixels));
-      const int32_t x_zero = -20;
-      const float multiplier = 0.05f / (static_cast<float>(pixels) * 0.02f);
-      const cpu::Int8Output out{.zero_point = 7, .low = -128, .high = 127};
-      std::vector<int8_t> y(batch * channels + 1, 55);
-      std::vector<std::byte> scratch(cpu::int8_global_avg_pool_scratch_bytes(batch, channels, 2));
-      cpu::int8_global_avg_pool(x.data(), y.data(), batch, pixels, channels, x_zero, multiplier, out, scratch.data(), 2,
-                                two);
-      size_t wrong = 0;
-      for (size_t n = 0; n < batch; ++n)
-        for (size_t c = 0; c < channels; ++c) {
-          int32_t acc = 0;
-          for (size_t p = 0; p < pixels; ++p) acc += x[(n * pixels + p) * channels + c] - x_zero;
-          wrong += y[n * channels + c] != requantize(acc, multiplier, out.zero_point, out.low, out.high);
-        }
-      CHECK_MESSAGE(wrong == 0, "global average pool, " << channels << " channels, " << pixels << " pixels: " << wrong
-                                                        << " differ");
-      CHECK(y[batch * channels] == 55);
-    }
+  // Global average pool: channel blocks of 64 and their tail, several images; from 16 KiB of input
+  // on two threads, each summing half of the pixels. Inputs all -128 or all 127 over 1001 pixels
+  // check the int16 runs of the sums (255 pixels each) for overflow.
+  for (const int fill : {0, -128, 127})
+    for (size_t channels : {1, 16, 64, 70, 144})
+      for (size_t pixels : {1, 49, 196, 784, 1001}) {
+        if (fill != 0 && pixels != 1001) continue;
+        const size_t batch = 2;
+        std::vector<int8_t> x = random_int8(batch * pixels * channels, static_cast<uint32_t>(channels + pixels));
+        if (fill != 0) std::fill(x.begin(), x.end(), static_cast<int8_t>(fill));
+        const int32_t x_zero = -20;
+        const float multiplier = 0.05f / (static_cast<float>(pixels) * 0.02f);
+        const cpu::Int8Output out{.zero_point = 7, .low = -128, .high = 127};
+        std::vector<int8_t> y(batch * channels + 1, 55);
+        std::vector<std::byte> scratch(cpu::int8_global_avg_pool_scratch_bytes(batch, channels, 2));
+        cpu::int8_global_avg_pool(x.data(), y.data(), batch, pixels, channels, x_zero, multiplier, out, scratch.data(),
+                                  2, two);
+        size_t wrong = 0;
+        for (size_t n = 0; n < batch; ++n)
+          for (size_t c = 0; c < channels; ++c) {
+            int32_t acc = 0;
+            for (size_t p = 0; p < pixels; ++p) acc += x[(n * pixels + p) * channels + c] - x_zero;
+            wrong += y[n * channels + c] != requantize(acc, multiplier, out.zero_point, out.low, out.high);
+          }
+        CHECK_MESSAGE(wrong == 0, "global average pool, " << channels << " channels, " << pixels << " pixels: " << wrong
+                                                          << " differ");
+        CHECK(y[batch * channels] == 55);
+      }
 }
 
 TEST_CASE("cpu int8 vnni lookup: equals indexing the table, at lengths around its 64-byte steps") {
