@@ -26,6 +26,11 @@ namespace mt::cpu {
 constexpr size_t kLanes = 16;  // channels per vector
 
 namespace {
+constexpr size_t kPixels = 8;  // output pixels per group: 8 sums, a kernel row's <= 5 weights, one input
+// The input columns a group of kPixels pixels reads in one kernel row, at stride S and dilation D;
+// at most kMaxColumns (depthwise_fits: horizontal stride <= 2, dilation <= 4).
+constexpr size_t columns_of(size_t k, size_t s, size_t d) { return (kPixels - 1) * s + (k - 1) * d + 1; }
+constexpr size_t kMaxColumns = columns_of(5, 2, 4);
 size_t blocks_of(size_t channels) { return (channels + kLanes - 1) / kLanes; }
 // Floats of one channel block: its taps' weight vectors, then its bias vector.
 size_t block_floats(size_t taps) { return (taps + 1) * kLanes; }
@@ -64,8 +69,6 @@ namespace {
 
 using avx512::EpilogueBounds;
 
-constexpr size_t kPixels = 8;  // output pixels per group: 8 sums, a kernel row's <= 5 weights, one input
-
 // One conv's run: its operands.
 struct Job {
   const PackedDepthwise* w;
@@ -74,12 +77,8 @@ struct Job {
   float* y;  // holds the output rows from y_row0 on (counted over all images)
   const Epilogue* e;
   size_t y_row0 = 0;
+  size_t ring_slots = 0;  // 0: x is the whole input; else a DepthwiseRing's rows
 };
-
-// The input columns a group of kPixels pixels reads in one kernel row, at stride S and dilation D;
-// at most kMaxColumns (depthwise_fits: horizontal stride <= 2, dilation <= 4).
-constexpr size_t columns_of(size_t k, size_t s, size_t d) { return (kPixels - 1) * s + (k - 1) * d + 1; }
-constexpr size_t kMaxColumns = columns_of(5, 2, 4);
 
 // Sums of a group of kPixels output pixels for kernel rows [ky0, ky1), from `rows[ky]`, each
 // row's first input column, columns `step` floats apart. The input column i of a kernel row is
@@ -220,17 +219,19 @@ __attribute__((target("avx512f"))) void sums_row(const Job& job, size_t n, size_
       ky0 = std::min(ky0, ky);
       ky1 = ky + 1;
     }
-    rows[ky] = job.x + (n * s.h + (in ? static_cast<size_t>(iy) : 0)) * s.w * c;
+    const size_t g = n * s.h + (in ? static_cast<size_t>(iy) : 0);
+    rows[ky] = job.x + (job.ring_slots != 0 ? g % job.ring_slots : g) * s.w * c;
   }
   ky0 = std::min(ky0, ky1);  // no row inside: none summed
   const size_t pixel0 = (n * s.out_h + oy) * s.out_w * c;
   for (size_t block = first; block < last; ++block) {
     const size_t c0 = block * kLanes;
-    BlockRow<K> b{.ky0 = ky0,
-                  .ky1 = ky1,
-                  .weights = job.w->data + block * block_floats(K * K),
-                  .lanes = low_lanes(c - c0),
-                  .end = job.x + s.n * s.h * s.w * c + c0};
+    BlockRow<K> b{
+        .ky0 = ky0,
+        .ky1 = ky1,
+        .weights = job.w->data + block * block_floats(K * K),
+        .lanes = low_lanes(c - c0),
+        .end = job.x + (job.ring_slots != 0 ? depthwise_ring_floats(s, job.ring_slots) : s.n * s.h * s.w * c) + c0};
     for (size_t ky = 0; ky < K; ++ky) b.rows[ky] = rows[ky] + c0;
     float* y = job.y + (pixel0 - job.y_row0 * s.out_w * c) + c0;
     const float* r = Residual ? job.e->residual + pixel0 + c0 : nullptr;
@@ -317,6 +318,23 @@ void depthwise_conv_rows(const PackedDepthwise& w, const PackedConvShape& s, con
   for (size_t r = begin; r < end; ++r) row(job, r / s.out_h, r % s.out_h, 0, blocks_of(s.channels));
 #else
   (void)w, (void)s, (void)x, (void)y, (void)e, (void)begin, (void)end;
+  fail(ExitCode::failure, "internal: depthwise_conv needs AVX-512F");
+#endif
+}
+
+size_t depthwise_ring_floats(const PackedConvShape& s, size_t slots) {
+  return (slots * s.w + kMaxColumns) * s.channels;
+}
+
+void depthwise_conv_ring_row(const PackedDepthwise& w, const PackedConvShape& s, const DepthwiseRing& ring, float* y,
+                             const Epilogue& e, size_t row) {
+#if defined(__x86_64__)
+  if (e.residual != nullptr) fail(ExitCode::failure, "internal: depthwise_conv_ring_row with a residual");
+  const Job job{.w = &w, .s = &s, .x = ring.data, .y = y, .e = &e, .ring_slots = ring.slots};
+  const RowFn fn = w.kernel_h == 3 ? row_function<3>(s, e) : row_function<5>(s, e);
+  fn(job, row / s.out_h, row % s.out_h, 0, blocks_of(s.channels));
+#else
+  (void)w, (void)s, (void)ring, (void)y, (void)e, (void)row;
   fail(ExitCode::failure, "internal: depthwise_conv needs AVX-512F");
 #endif
 }

@@ -52,4 +52,19 @@ void depthwise_conv(const PackedDepthwise& weights, const PackedConvShape& shape
 void depthwise_conv_rows(const PackedDepthwise& weights, const PackedConvShape& shape, const float* x, float* y,
                          const Epilogue& epilogue, size_t begin, size_t end);
 
+// The input rows of a depthwise conv held in a ring of `slots` rows (pointwise_depthwise.h): input
+// row iy of image n, counted g = n * h + iy, at data + (g % slots) * w * channels. The ring holds
+// depthwise_ring_floats(shape, slots) floats: the rows, then room for reads past the last one.
+struct DepthwiseRing {
+  const float* data = nullptr;
+  size_t slots = 0;
+};
+size_t depthwise_ring_floats(const PackedConvShape& shape, size_t slots);
+
+// Output row `row` (counted over all images) of depthwise_conv into y (the whole output), with no
+// residual, its input rows read from `ring`, which must hold every row the output row reads, on
+// the calling thread.
+void depthwise_conv_ring_row(const PackedDepthwise& weights, const PackedConvShape& shape, const DepthwiseRing& ring,
+                             float* y, const Epilogue& epilogue, size_t row);
+
 }  // namespace mt::cpu

@@ -19,6 +19,7 @@
 #include "kernels/cpu/engines/conv_transpose_direct.h"
 #include "kernels/cpu/engines/depthwise_conv.h"
 #include "kernels/cpu/engines/depthwise_pointwise.h"
+#include "kernels/cpu/engines/pointwise_depthwise.h"
 #include "kernels/cpu/engines/gemm_slices.h"
 #include "kernels/cpu/plan/op_util.h"
 #include "kernels/cpu/ops/conv_fusion.h"
@@ -141,6 +142,62 @@ void plan_gated_pointwise(NodeContext& c, const Conv2d& a, const ChannelGate& ga
   });
 }
 
+PackedConvShape conv_shape(const NodeContext& c, const Conv2d& a);
+
+// The depthwise conv on depthwise_conv.h that alone reads this pointwise conv's output (after its
+// fused activation), if the two pay as one step (pointwise_depthwise.h): conv fusion on, and no add
+// fused into either.
+std::optional<size_t> fusable_depthwise(NodeContext& c, const ConvFusion& fusion) {
+  if (!c.conv_fusion() || fusion.add_node) return std::nullopt;
+  const Graph& graph = c.graph();
+  const std::string& mid =
+      fusion.activation_node ? graph.nodes[*fusion.activation_node].outputs[0] : c.node().outputs[0];
+  const std::optional<size_t> consumer = c.sole_consumer_of(mid);
+  if (!consumer) return std::nullopt;
+  const Node& node = graph.nodes[*consumer];
+  if (node.op != "conv2d" || node.inputs[0] != mid || check_conv_common(graph, node, true) ||
+      conv2d_kernel(graph, node, c.paths()) != Conv2dKernel::depthwise)
+    return std::nullopt;
+  const NodeContext dc = c.context_of(*consumer);
+  if (conv_fusion(dc).add_node) return std::nullopt;
+  const PackedConvShape shape = conv_shape(dc, conv_attrs(node, dc.input_info(1).shape));
+  if (!pointwise_depthwise_pays(shape, static_cast<size_t>(std::max(1, c.threads())))) return std::nullopt;
+  return consumer;
+}
+
+// The pointwise conv being planned (weights w, output stage e, fused nodes `fusion`), the depthwise
+// conv `depthwise` and the activation it fuses, as one pointwise_depthwise step.
+void plan_pointwise_depthwise(NodeContext& c, const PackedWeights& w, const Epilogue& e, const ConvFusion& fusion,
+                              const Value& x, size_t depthwise) {
+  NodeContext dc = c.context_of(depthwise);
+  const Conv2d da = conv_attrs(dc.node(), dc.input_info(1).shape);
+  const PackedConvShape shape = conv_shape(dc, da);
+  const ConvFusion dw_fusion = conv_fusion(dc);
+  const PointwiseDepthwise fused{
+      .pointwise = w,
+      .pointwise_epilogue = e,
+      .depthwise = {.data = static_cast<const float*>(packed_weights(dc, 1, CpuLayout::depthwise)),
+                    .channels = shape.channels,
+                    .kernel_h = da.kh,
+                    .kernel_w = da.kw},
+      .depthwise_epilogue = epilogue_of(da.low, da.high, dw_fusion)};
+  // The pointwise output (the depthwise conv's input) is never stored: each thread keeps the rows
+  // it needs in a ring in scratch.
+  if (fusion.activation_node) c.fuse_through(*fusion.activation_node);
+  FusedValues out;
+  if (dw_fusion.activation_node) {
+    c.fuse_through(depthwise);
+    out = fused_values(c, dw_fusion);
+  } else {
+    out.y = c.fused_output(depthwise, 0, nhwc_layout());
+  }
+  const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
+  const Value scratch = c.scratch(pointwise_depthwise_scratch_bytes(shape, threads));
+  c.add_kernel({x, scratch, out.y}, [fused, shape, threads](Pointers p, ThreadPool* pool) {
+    pointwise_depthwise(fused, shape, static_cast<const float*>(p[0]), p[1], threads, static_cast<float*>(p[2]), pool);
+  });
+}
+
 // A 1x1 stride-1 conv is one GEMM over the NHWC pixels, [pixels x C] x [C x M], run by our
 // packed GEMM (packed_gemm.h).
 void plan_pointwise(NodeContext& c, const Conv2d& a) {
@@ -150,6 +207,8 @@ void plan_pointwise(NodeContext& c, const Conv2d& a) {
   if (const ChannelGate* gate = c.channel_gate(0)) return plan_gated_pointwise(c, a, *gate, w);
   const Value x = c.input(0, nhwc_layout());
   const ConvFusion fusion = conv_fusion(c);
+  if (const std::optional<size_t> depthwise = fusable_depthwise(c, fusion))
+    return plan_pointwise_depthwise(c, w, epilogue_of(a.low, a.high, fusion), fusion, x, *depthwise);
   const FusedValues out = fused_values(c, fusion);
   const size_t pixels = count_of(x) / in_channels;
   const Epilogue e = epilogue_of(a.low, a.high, fusion);

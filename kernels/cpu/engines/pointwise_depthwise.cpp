@@ -1,0 +1,65 @@
+#include "kernels/cpu/engines/pointwise_depthwise.h"
+
+#include <algorithm>
+
+namespace mt::cpu {
+
+namespace {
+
+// Input rows one output row reads: the ring's size (dilation 1).
+size_t ring_slots(const PackedConvShape& s) { return s.kernel_h; }
+
+size_t ring_bytes(const PackedConvShape& s) {
+  return (depthwise_ring_floats(s, ring_slots(s)) * sizeof(float) + 63) / 64 * 64;
+}
+
+size_t parts_of(const PackedConvShape& s, size_t threads) {
+  return std::max<size_t>(1, std::min(threads, s.n * s.out_h));
+}
+
+}  // namespace
+
+bool pointwise_depthwise_pays(const PackedConvShape& s, size_t threads) {
+  if (s.dilation_h != 1 || s.n * s.out_h == 0) return false;
+  const size_t expanded = s.n * s.h * s.w * s.channels * sizeof(float);
+  // Rows of the pointwise conv each part computes: its output rows' span, plus the kernel_h -
+  // stride_h rows shared with the next part.
+  const size_t parts = parts_of(s, threads), rows = (s.n * s.out_h + parts - 1) / parts;
+  const size_t own = rows * s.stride_h, shared = s.kernel_h > s.stride_h ? s.kernel_h - s.stride_h : 0;
+  return expanded >= (size_t{2} << 20) && (parts == 1 || shared * 8 <= own);
+}
+
+size_t pointwise_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
+  return parts_of(s, threads) * ring_bytes(s);
+}
+
+void pointwise_depthwise(const PointwiseDepthwise& f, const PackedConvShape& s, const float* x, void* scratch,
+                         size_t threads, float* y, ThreadPool* pool) {
+  const size_t rows = s.n * s.out_h;
+  if (rows == 0) return;
+  // As many parts as the plan sized the scratch for (a pool of fewer threads runs several each).
+  const size_t parts = parts_of(s, threads), slots = ring_slots(s), k = f.pointwise.k;
+  auto run = [&](size_t part) {
+    float* ring = reinterpret_cast<float*>(static_cast<char*>(scratch) + part * ring_bytes(s));
+    size_t next = 0;  // the ring holds input rows g < next (counted n * h + iy), the last `slots` of them
+    for (size_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
+      const size_t n = r / s.out_h, oy = r % s.out_h;
+      const int64_t top = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
+      const auto first = static_cast<size_t>(std::max<int64_t>(0, top));
+      const auto last = static_cast<size_t>(
+          std::min<int64_t>(static_cast<int64_t>(s.h), top + static_cast<int64_t>(s.kernel_h)));  // rows read
+      // The expanded rows this output row reads that the ring lacks, in order.
+      for (size_t g = std::max(next, n * s.h + first); g < n * s.h + last; ++g)
+        packed_gemm(f.pointwise, s.w, x + g * s.w * k, k, ring + g % slots * s.w * s.channels, s.channels,
+                    f.pointwise_epilogue, nullptr);
+      next = std::max(next, n * s.h + last);
+      depthwise_conv_ring_row(f.depthwise, s, {.data = ring, .slots = slots}, y, f.depthwise_epilogue, r);
+    }
+  };
+  if (parts == 1) return run(0);
+  using Run = decltype(run);
+  parallelize(
+      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts);
+}
+
+}  // namespace mt::cpu
