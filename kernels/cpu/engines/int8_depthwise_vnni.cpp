@@ -80,16 +80,27 @@ PackedInt8Depthwise int8_depthwise_view(const void* memory, size_t kernel, size_
 namespace {
 // A part's scratch: Kernel widened rows, then with an input lookup one input row looked up (64-byte
 // multiples, so that each part's scratch stays aligned).
-size_t line_bytes(const PackedConvShape& s, bool input_lookup) {
-  return input_lookup ? (s.w * s.channels + 63) / 64 * 64 : 0;
+bool expands(const Int8DepthwiseFusion& f) { return f.expand.panels != nullptr; }
+size_t line_bytes(const PackedConvShape& s, const Int8DepthwiseFusion& f) {
+  return f.input_lookup != nullptr || expands(f) ? (s.w * s.channels + 63) / 64 * 64 : 0;
 }
-size_t part_scratch_bytes(const PackedConvShape& s, bool input_lookup) {
-  return s.kernel_h * widened_row_bytes(s, s.channels) + line_bytes(s, input_lookup);
+size_t part_scratch_bytes(const PackedConvShape& s, const Int8DepthwiseFusion& f) {
+  return s.kernel_h * widened_row_bytes(s, s.channels) + line_bytes(s, f);
 }
 }  // namespace
 
-size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads, bool input_lookup) {
-  return std::max<size_t>(1, threads) * part_scratch_bytes(s, input_lookup);
+size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads, const Int8DepthwiseFusion& fusion) {
+  return std::max<size_t>(1, threads) * part_scratch_bytes(s, fusion);
+}
+
+bool int8_depthwise_expand_pays(const PackedConvShape& s, size_t threads) {
+  const size_t rows = s.n * s.out_h;
+  if (s.dilation_h != 1 || rows == 0) return false;
+  // Rows of the expanding conv each thread computes: its output rows' span, plus the kernel_h -
+  // stride_h rows it shares with the next thread.
+  const size_t parts = std::max<size_t>(1, std::min(threads, rows)), own = (rows + parts - 1) / parts * s.stride_h;
+  const size_t shared = s.kernel_h > s.stride_h ? s.kernel_h - s.stride_h : 0;
+  return s.n * s.h * s.w * s.channels >= (size_t{128} << 10) && (parts == 1 || shared * 8 <= own);
 }
 
 #if defined(__x86_64__)
@@ -107,13 +118,13 @@ struct PartSums {
   size_t image_stride = 0;
 };
 
-// The input side of a part's rows: x, the padding pixel, and with an input lookup its table and the
-// part's line of scratch that receives a looked-up row.
+// The input side of a part's rows: x, the padding pixel, and with an input lookup or an expanding
+// conv those and the part's line of scratch that receives a computed or looked-up row.
 struct RowSource {
   const int8_t* x;
   const int8_t* padding;
-  const int8_t* lookup;  // Int8DepthwiseFusion::input_lookup, or null
-  int8_t* line;          // s.w * s.channels bytes where lookup is set
+  const Int8DepthwiseFusion* fusion;
+  int8_t* line;  // s.w * s.channels bytes where fusion has an input lookup or an expanding conv
 };
 
 // Widens blocks `blocks` of input row iy of image n (the padding's x_zero outside the image) into
@@ -130,10 +141,16 @@ MT_VNNI_TARGET void widen_row(const PackedConvShape& s, const RowSource& source,
   const size_t columns = widened_columns(s);
   const int8_t* padding = source.padding;
   const int8_t* line = inside(iy, s.h) ? source.x + (n * s.h + static_cast<size_t>(iy)) * s.w * s.channels : nullptr;
-  if (line != nullptr && source.lookup != nullptr) {  // the row's channels of these blocks, looked up once
+  const Int8DepthwiseFusion& f = *source.fusion;
+  if (line != nullptr && expands(f)) {  // the expanding conv's row, every channel (a split by rows)
+    const int8_t* in = source.x + (n * s.h + static_cast<size_t>(iy)) * s.w * f.expand_channels;
+    int8_gemm(f.expand, s.w, {.data = in, .flipped = false}, f.expand_channels, source.line, s.channels, nullptr);
+    if (f.input_lookup != nullptr) int8_lookup(f.input_lookup, source.line, source.line, s.w * s.channels);
+    line = source.line;
+  } else if (line != nullptr && f.input_lookup != nullptr) {  // the row's channels of these blocks, once
     const size_t c0 = blocks.first * kBlock, count = std::min(s.channels, blocks.last * kBlock) - c0;
-    if (count == s.channels) int8_lookup(source.lookup, line, source.line, s.w * s.channels);
-    else int8_lookup_rows(source.lookup, line + c0, source.line + c0, s.w, s.channels, count);
+    if (count == s.channels) int8_lookup(f.input_lookup, line, source.line, s.w * s.channels);
+    else int8_lookup_rows(f.input_lookup, line + c0, source.line + c0, s.w, s.channels, count);
     line = source.line;
   }
   auto pixel = [&](int64_t ix) {
@@ -268,10 +285,9 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
   auto largest_share = [parts](size_t units) {  // of the largest part, relative to an even split
     return static_cast<double>((units + parts - 1) / parts) * static_cast<double>(parts) / static_cast<double>(units);
   };
-  const bool by_blocks = largest_share(blocks) < largest_share(rows);
-  const bool input_lookup = fusion.input_lookup != nullptr;
-  const size_t part_bytes = part_scratch_bytes(s, input_lookup),
-               widened_bytes = part_bytes - line_bytes(s, input_lookup);
+  // An expanding conv computes whole rows of every channel: by rows.
+  const bool by_blocks = !expands(fusion) && largest_share(blocks) < largest_share(rows);
+  const size_t part_bytes = part_scratch_bytes(s, fusion), widened_bytes = part_bytes - line_bytes(s, fusion);
   // Sums: every part's row of every image written, those of slots no part runs zero.
   if (sums != nullptr)
     for (size_t n = 0; n < s.n; ++n)
@@ -287,7 +303,7 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
     if (begin >= end || mine.first >= mine.last) return;
     auto* part_scratch = static_cast<int8_t*>(scratch) + part * part_bytes;
     auto* held = reinterpret_cast<int16_t*>(part_scratch);
-    const RowSource source{x, padding, fusion.input_lookup, part_scratch + widened_bytes};
+    const RowSource source{x, padding, &fusion, part_scratch + widened_bytes};
     if (w.kernel == 3) depthwise_rows<3>(w, s, source, y, begin, end, mine, held, fusion.lookup, mine_sums);
     else depthwise_rows<5>(w, s, source, y, begin, end, mine, held, fusion.lookup, mine_sums);
   };
@@ -301,9 +317,10 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
 #endif
 }
 
-size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& s, size_t threads, bool input_lookup) {
+size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& s, size_t threads,
+                                              const Int8DepthwiseFusion& fusion) {
   const PixelShares shares(s, threads);
-  return shares.parts * (part_scratch_bytes(s, input_lookup) + shares.share_elements(s.channels, 1));
+  return shares.parts * (part_scratch_bytes(s, fusion) + shares.share_elements(s.channels, 1));
 }
 
 void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvShape& s, const int8_t* x,
@@ -314,16 +331,15 @@ void int8_depthwise_pointwise(const Int8DepthwisePointwise& f, const PackedConvS
   // As many shares as the plan sized the scratch for (a pool of fewer threads runs several each).
   const PixelShares shares(s, threads);
   if (shares.pixels == 0 || blocks == 0) return;
-  const bool input_lookup = f.fusion.input_lookup != nullptr;
-  const size_t part_bytes = part_scratch_bytes(s, input_lookup);  // a multiple of 64
-  const size_t widened_bytes = part_bytes - line_bytes(s, input_lookup);
+  const size_t part_bytes = part_scratch_bytes(s, f.fusion);  // a multiple of 64
+  const size_t widened_bytes = part_bytes - line_bytes(s, f.fusion);
   auto* mids = static_cast<int8_t*>(scratch) + shares.parts * part_bytes;
   const size_t mid_bytes = shares.share_elements(s.channels, 1);
   const size_t out_channels = f.pointwise.n;
   shares.run(pool, [&](size_t part, const PixelShares::Share& share) {
     auto* part_scratch = static_cast<int8_t*>(scratch) + part * part_bytes;
     auto* held = reinterpret_cast<int16_t*>(part_scratch);
-    const RowSource source{x, padding, f.fusion.input_lookup, part_scratch + widened_bytes};
+    const RowSource source{x, padding, &f.fusion, part_scratch + widened_bytes};
     int8_t* mid = mids + part * mid_bytes;
     if (f.depthwise.kernel == 3)
       depthwise_rows<3>(f.depthwise, s, source, mid, share.row_begin, share.row_end, {0, blocks}, held, f.fusion.lookup,

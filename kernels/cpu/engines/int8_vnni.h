@@ -135,8 +135,16 @@ PackedInt8Depthwise pack_int8_depthwise(void* memory, const int8_t* w, const int
 PackedInt8Depthwise int8_depthwise_view(const void* memory, size_t kernel, size_t channels, Int8Output out);
 
 // What the planner fused into a depthwise conv besides its weights (int8_depthwise,
-// int8_depthwise_pointwise). Both optional.
+// int8_depthwise_pointwise). Each optional.
 struct Int8DepthwiseFusion {
+  // An expanding 1x1 conv (taps 1) whose output only this conv reads (through input_lookup, if
+  // set), left to it by the conv's planner where int8_depthwise_expand_pays: x holds the expanding
+  // conv's input, `expand_channels` bytes per pixel, and each input row the conv widens is first
+  // computed by int8_gemm into a line of the thread's scratch, then looked up, then widened. The
+  // expanded tensor is never stored, and the two convs take one parallel region; the rows at a
+  // boundary between two threads' rows are computed by both. Splits by rows only.
+  PackedInt8Gemm expand;  // panels null: none
+  size_t expand_channels = 0;
   // An int8 activation (a 256-entry table) whose only reader is this conv, left to it by the
   // activation's planner: x holds the activation's input, and each input row the conv widens is
   // first looked up (table[x + 128]), into a line of the thread's scratch while it is in cache.
@@ -149,13 +157,18 @@ struct Int8DepthwiseFusion {
   const int8_t* lookup = nullptr;
 };
 
-// Scratch bytes int8_depthwise needs to run on up to `threads` threads (widened input rows, and
-// with an input lookup a looked-up input row).
-size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads, bool input_lookup = false);
+// Scratch bytes int8_depthwise needs to run on up to `threads` threads with `fusion` (widened input
+// rows, and with an input lookup or an expanding conv one input row).
+size_t int8_depthwise_scratch_bytes(const PackedConvShape& shape, size_t threads,
+                                    const Int8DepthwiseFusion& fusion = {});
+
+// Whether an expanding conv pays inside a depthwise conv of this shape on `threads` threads: an
+// expanded tensor of 128 KiB or more, dilation 1, and at most an eighth more rows of the expanding
+// conv computed at the boundaries between threads.
+bool int8_depthwise_expand_pays(const PackedConvShape& shape, size_t threads);
 
 // y (NHWC) = requantize(depthwise conv(x) + bias); `padding` holds `channels` bytes of the input
-// zero point; `scratch`: int8_depthwise_scratch_bytes(shape, threads, fusion has an input lookup),
-// 64-byte aligned. Any stride, dilation and padding; split across up to `threads` of the pool's
+// zero point; `scratch`: int8_depthwise_scratch_bytes(shape, threads, fusion), 64-byte aligned. Any stride, dilation and padding; split across up to `threads` of the pool's
 // threads by channel blocks of 16 or by output rows, whichever shares the work more evenly (rows on
 // a tie).
 //
@@ -186,7 +199,7 @@ struct Int8DepthwisePointwise {
 
 // Scratch bytes int8_depthwise_pointwise needs on up to `threads` threads (64-byte aligned).
 size_t int8_depthwise_pointwise_scratch_bytes(const PackedConvShape& depthwise, size_t threads,
-                                              bool input_lookup = false);
+                                              const Int8DepthwiseFusion& fusion = {});
 
 // With residual.add, y is that add of the pointwise conv's result and residual.r.
 void int8_depthwise_pointwise(const Int8DepthwisePointwise& fused, const PackedConvShape& depthwise, const int8_t* x,

@@ -254,8 +254,7 @@ void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size
   if (activation) c.fuse_through(activation->node);
   const std::optional<FusedAdd> add = fusable_add(pc);
   // Pointers: x, scratch, y, [the fused add's residual].
-  const bool input_lookup = fused.fusion.input_lookup != nullptr;
-  std::vector<Value> values{x, c.scratch(int8_depthwise_pointwise_scratch_bytes(shape, threads, input_lookup))};
+  std::vector<Value> values{x, c.scratch(int8_depthwise_pointwise_scratch_bytes(shape, threads, fused.fusion))};
   if (add) {
     c.fuse_through(pointwise);
     values.push_back(c.fused_output(add->node, 0, nhwc_layout()));
@@ -279,33 +278,85 @@ void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size
 
 }  // namespace
 
-bool plan_conv2d_int8_vnni(NodeContext& c) {
-  const Int8ConvKernel kernel = int8_conv2d_kernel(c.graph(), c.node(), c.paths());
-  if (kernel == Int8ConvKernel::xnnpack) return false;
+namespace {
+
+PackedConvShape conv_shape_of(const NodeContext& c) {
   const Node& node = c.node();
   const Shape xs = c.input_info(0).shape, ws = c.input_info(1).shape, ys = c.output_info(0).shape;
   const auto& strides = attr_ints(node, "strides");
   const auto& pads = attr_ints(node, "pads");
   const auto& dilations = attr_ints(node, "dilations");
-  const size_t channels = to_size(xs[1]), out_channels = to_size(ws[0]);
-  const size_t kh = to_size(ws[2]), kw = to_size(ws[3]);
+  return PackedConvShape{.n = to_size(xs[0]),
+                         .h = to_size(xs[2]),
+                         .w = to_size(xs[3]),
+                         .channels = to_size(xs[1]),
+                         .out_h = to_size(ys[2]),
+                         .out_w = to_size(ys[3]),
+                         .kernel_h = to_size(ws[2]),
+                         .kernel_w = to_size(ws[3]),
+                         .stride_h = to_size(strides[0]),
+                         .stride_w = to_size(strides[1]),
+                         .dilation_h = to_size(dilations[0]),
+                         .dilation_w = to_size(dilations[1]),
+                         .pad_top = pads[0],
+                         .pad_left = pads[1]};
+}
 
-  const PackedConvShape shape{.n = to_size(xs[0]), .h = to_size(xs[2]), .w = to_size(xs[3]), .channels = channels,
-                              .out_h = to_size(ys[2]), .out_w = to_size(ys[3]), .kernel_h = kh, .kernel_w = kw,
-                              .stride_h = to_size(strides[0]), .stride_w = to_size(strides[1]),
-                              .dilation_h = to_size(dilations[0]), .dilation_w = to_size(dilations[1]),
-                              .pad_top = pads[0], .pad_left = pads[1]};
+// Whether the pointwise conv being planned (on the GEMM, no add fused) is left to the depthwise conv
+// that alone reads its output, directly or through an activation that conv takes
+// (depthwise_takes_input_lookup), to compute as it reads it: conv fusion on, and
+// int8_depthwise_expand_pays for that conv.
+bool defers_to_depthwise(NodeContext& c) {
+  if (!c.conv_fusion()) return false;
+  const Graph& graph = c.graph();
+  std::optional<size_t> consumer = c.sole_consumer(0);
+  if (!consumer) return false;
+  if (int8_activation_table(graph, graph.nodes[*consumer])) {  // the activation defers to the conv after it
+    NodeContext activation = c.context_of(*consumer);
+    const std::optional<size_t> conv = activation.sole_consumer(0);
+    if (!conv || !depthwise_takes_input_lookup(activation, *conv)) return false;
+    consumer = conv;
+  } else if (!depthwise_takes_input_lookup(c, *consumer)) {  // the same conditions, reading this output
+    return false;
+  }
+  return int8_depthwise_expand_pays(conv_shape_of(c.context_of(*consumer)),
+                                    static_cast<size_t>(std::max(1, c.threads())));
+}
+
+// The expanding conv a depthwise conv computes (DeferredExpand) with its input x, into `fusion`.
+void take_expand(NodeContext& c, const DeferredExpand& expand, Int8DepthwiseFusion& fusion) {
+  NodeContext e = c.context_of(expand.node);
+  const size_t channels = to_size(e.input_info(0).shape[1]), n = to_size(e.input_info(1).shape[0]);
+  fusion.expand = int8_gemm_view(packed_weights(e, 1, CpuLayout::vnni_gemm), 1, channels, n, output_of(e));
+  fusion.expand_channels = channels;
+}
+
+}  // namespace
+
+bool plan_conv2d_int8_vnni(NodeContext& c) {
+  const Int8ConvKernel kernel = int8_conv2d_kernel(c.graph(), c.node(), c.paths());
+  if (kernel == Int8ConvKernel::xnnpack) return false;
+  const Node& node = c.node();
+  const Shape ws = c.input_info(1).shape;
+  const auto& strides = attr_ints(node, "strides");
+  const auto& pads = attr_ints(node, "pads");
+  const PackedConvShape shape = conv_shape_of(c);
+  const size_t channels = shape.channels, out_channels = to_size(ws[0]);
+  const size_t kh = shape.kernel_h, kw = shape.kernel_w;
   if (kernel == Int8ConvKernel::depthwise) {
     const PackedInt8Depthwise w =
         int8_depthwise_view(packed_weights(c, 1, CpuLayout::vnni_depthwise), kh, channels, output_of(c));
     const int8_t* padding = padding_pixel(c, channels, false);
     const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
-    // The activation before the conv, left to it by its planner (depthwise_takes_input_lookup).
+    // The activation before the conv, left to it by its planner (depthwise_takes_input_lookup), and
+    // the expanding conv before that (defers_to_depthwise).
     const DeferredLookup* deferred = c.deferred_lookup(0);
-    const Value x = deferred ? c.tensor(deferred->x, nhwc_layout()) : c.input(0, nhwc_layout());
+    const DeferredExpand* expand = c.deferred_expand_of(deferred ? deferred->x : node.inputs[0]);
     const std::optional<FusedActivation> activation = fusable_activation(c);
-    const Int8DepthwiseFusion fusion{.input_lookup = deferred ? deferred->table : nullptr,
-                                     .lookup = activation ? activation->table : nullptr};
+    Int8DepthwiseFusion fusion{.input_lookup = deferred ? deferred->table : nullptr,
+                               .lookup = activation ? activation->table : nullptr};
+    if (expand) take_expand(c, *expand, fusion);
+    const Value x = expand ? expand->x : deferred ? c.tensor(deferred->x, nhwc_layout()) : c.input(0, nhwc_layout());
     if (const std::optional<size_t> pointwise = fusable_pointwise(c, activation)) {
       plan_depthwise_pointwise(c, {.depthwise = w, .fusion = fusion, .pointwise = {}}, *pointwise, shape, x, padding,
                                activation, threads);
@@ -313,7 +364,7 @@ bool plan_conv2d_int8_vnni(NodeContext& c) {
     }
     const Value y = conv_output(c, activation);
     // arena: 64-byte aligned
-    const Value scratch = c.scratch(int8_depthwise_scratch_bytes(shape, threads, deferred != nullptr));
+    const Value scratch = c.scratch(int8_depthwise_scratch_bytes(shape, threads, fusion));
     std::vector<Value> values{x, y, scratch};
     const std::string& out = activation ? c.graph().nodes[activation->node].outputs[0] : node.outputs[0];
     if (summed_pool(c, out)) {
@@ -326,6 +377,13 @@ bool plan_conv2d_int8_vnni(NodeContext& c) {
     });
     return true;
   }
+  const bool pointwise = kh * kw == 1 && strides[0] == 1 && strides[1] == 1 &&
+                         std::all_of(pads.begin(), pads.end(), [](int64_t v) { return v == 0; });
+  const std::optional<FusedAdd> fused = fusable_add(c);
+  if (pointwise && !fused && defers_to_depthwise(c)) {  // the depthwise conv after it computes its rows
+    c.defer_expand(c.xnn_input(0, nhwc_layout()));
+    return true;
+  }
   // Gathered convs pack the OHWI rows as one run of taps x channels.
   const bool gathered = kernel == Int8ConvKernel::gemm_gathered;
   const size_t taps = gathered ? 1 : kh * kw, run = gathered ? kh * kw * channels : channels;
@@ -333,15 +391,12 @@ bool plan_conv2d_int8_vnni(NodeContext& c) {
       int8_gemm_view(packed_weights(c, 1, gathered ? CpuLayout::vnni_gemm_gathered : CpuLayout::vnni_gemm), taps, run,
                      out_channels, output_of(c));
   const GemmInput in = gemm_input(c, nhwc_layout());
-  const std::optional<FusedAdd> fused = fusable_add(c);
   // Pointers: x, y, [x flipped], [the fused add's residual].
   std::vector<Value> values{in.x, fused ? c.fused_output(fused->node, 0, nhwc_layout()) : c.output(0, nhwc_layout())};
   if (in.flipped) values.push_back(*in.flipped);
   const size_t residual_index = values.size();
   if (fused) values.push_back(c.tensor(fused->residual, nhwc_layout()));
   const Int8ResidualAdd add = fused ? fused->add : Int8ResidualAdd{};
-  const bool pointwise = kh * kw == 1 && strides[0] == 1 && strides[1] == 1 &&
-                         std::all_of(pads.begin(), pads.end(), [](int64_t v) { return v == 0; });
   if (pointwise) {  // one GEMM over the pixels
     const size_t pixels = in.bytes / channels;
     c.add_kernel(values, [w, in, pixels, channels, out_channels, add, residual_index](Pointers p, ThreadPool* pool) {
@@ -429,8 +484,7 @@ bool depthwise_takes_input_lookup(NodeContext& c, size_t consumer) {
   const Graph& graph = c.graph();
   const Node& node = graph.nodes[consumer];
   return c.conv_fusion() && node.op == "conv2d" && node.inputs[0] == c.node().outputs[0] &&
-         graph.tensor(node.inputs[0]).shape == c.input_info(0).shape && !check_conv2d_int8(graph, node) &&
-         int8_conv2d_kernel(graph, node, c.paths()) == Int8ConvKernel::depthwise;
+         !check_conv2d_int8(graph, node) && int8_conv2d_kernel(graph, node, c.paths()) == Int8ConvKernel::depthwise;
 }
 
 void plan_global_avg_pool_int8_vnni(NodeContext& c) {

@@ -97,6 +97,14 @@ struct DeferredLookup {
   const int8_t* table = nullptr;
 };
 
+// An int8 expanding 1x1 conv (node `node`, on the VNNI GEMM) left uncomputed: the depthwise conv that
+// alone reads its output (through a DeferredLookup, if any) computes the rows it reads itself
+// (Int8DepthwiseFusion::expand; ops_int8_vnni.cpp decides and plans it). x: the conv's input, NHWC.
+struct DeferredExpand {
+  size_t node = 0;
+  Value x;
+};
+
 // Sums of an int8 tensor ([batch][slots][channels] int32 in `sums`) that the depthwise conv
 // computing it formed as it wrote it, for a global average pool that reads the tensor to finish
 // (int8_depthwise's `sums`, int8_global_avg_pool_of_sums).
@@ -148,6 +156,8 @@ class PlanBuilder {
   std::map<std::string, ChannelGate, std::less<>> channel_gates;
   // Tensors left as a DeferredLookup for their only reader to apply.
   std::map<std::string, DeferredLookup, std::less<>> deferred_lookups;
+  // Tensors left as a DeferredExpand for the depthwise conv that reads them to compute.
+  std::map<std::string, DeferredExpand, std::less<>> deferred_expands;
   // Tensors whose producer also formed their PooledSums.
   std::map<std::string, PooledSums, std::less<>> pooled_sums;
 
@@ -254,6 +264,14 @@ class NodeContext {
   const DeferredLookup* deferred_lookup(size_t i) const {
     const auto it = builder_.deferred_lookups.find(node_.inputs.at(i));
     return it == builder_.deferred_lookups.end() ? nullptr : &it->second;
+  }
+  // Output 0 is left for the depthwise conv that reads it to compute (DeferredExpand), from `x`,
+  // this node's input: this node plans no step.
+  void defer_expand(const Value& x) { builder_.deferred_expands[node_.outputs.at(0)] = DeferredExpand{node_index_, x}; }
+  // `tensor` as an expanding conv deferred by its producer, if it is one.
+  const DeferredExpand* deferred_expand_of(const std::string& tensor) const {
+    const auto it = builder_.deferred_expands.find(tensor);
+    return it == builder_.deferred_expands.end() ? nullptr : &it->second;
   }
   // `tensor`, computed by this node's steps, comes with `sums` for a global average pool.
   void provide_pooled_sums(const std::string& tensor, PooledSums sums) {
