@@ -330,7 +330,7 @@ void depthwise_conv_ring_row(const PackedDepthwise& w, const PackedConvShape& s,
                              const Epilogue& e, size_t row) {
 #if defined(__x86_64__)
   if (e.residual != nullptr) fail(ExitCode::failure, "internal: depthwise_conv_ring_row with a residual");
-  const Job job{.w = &w, .s = &s, .x = ring.data, .y = y, .e = &e, .ring_slots = ring.slots};
+  const Job job{.w = &w, .s = &s, .x = ring.data, .y = y, .e = &e, .y_row0 = row, .ring_slots = ring.slots};
   const RowFn fn = w.kernel_h == 3 ? row_function<3>(s, e) : row_function<5>(s, e);
   fn(job, row / s.out_h, row % s.out_h, 0, blocks_of(s.channels));
 #else

@@ -61,9 +61,9 @@ struct DepthwiseRing {
 };
 size_t depthwise_ring_floats(const PackedConvShape& shape, size_t slots);
 
-// Output row `row` (counted over all images) of depthwise_conv into y (the whole output), with no
-// residual, its input rows read from `ring`, which must hold every row the output row reads, on
-// the calling thread.
+// Output row `row` (counted over all images) of depthwise_conv into y (which holds just that row),
+// with no residual, its input rows read from `ring`, which must hold every row the output row
+// reads, on the calling thread.
 void depthwise_conv_ring_row(const PackedDepthwise& weights, const PackedConvShape& shape, const DepthwiseRing& ring,
                              float* y, const Epilogue& epilogue, size_t row);
 

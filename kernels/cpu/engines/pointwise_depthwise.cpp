@@ -13,6 +13,11 @@ size_t ring_bytes(const PackedConvShape& s) {
   return (depthwise_ring_floats(s, ring_slots(s)) * sizeof(float) + 63) / 64 * 64;
 }
 
+// A part's scratch: its ring, then with a projection one depthwise output row.
+size_t part_bytes(const PackedConvShape& s, bool project) {
+  return ring_bytes(s) + (project ? (s.out_w * s.channels * sizeof(float) + 63) / 64 * 64 : 0);
+}
+
 size_t parts_of(const PackedConvShape& s, size_t threads) {
   return std::max<size_t>(1, std::min(threads, s.n * s.out_h));
 }
@@ -29,18 +34,22 @@ bool pointwise_depthwise_pays(const PackedConvShape& s, size_t threads) {
   return expanded >= (size_t{2} << 20) && (parts == 1 || shared * 8 <= own);
 }
 
-size_t pointwise_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads) {
-  return parts_of(s, threads) * ring_bytes(s);
+size_t pointwise_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads, bool project) {
+  return parts_of(s, threads) * part_bytes(s, project);
 }
 
 void pointwise_depthwise(const PointwiseDepthwise& f, const PackedConvShape& s, const float* x, void* scratch,
-                         size_t threads, float* y, ThreadPool* pool) {
+                         size_t threads, float* y, const float* residual, ThreadPool* pool) {
   const size_t rows = s.n * s.out_h;
   if (rows == 0) return;
   // As many parts as the plan sized the scratch for (a pool of fewer threads runs several each).
   const size_t parts = parts_of(s, threads), slots = ring_slots(s), k = f.pointwise.k;
+  const bool project = f.project.panels != nullptr;
+  const size_t out_channels = project ? f.project.n : s.channels;
   auto run = [&](size_t part) {
-    float* ring = reinterpret_cast<float*>(static_cast<char*>(scratch) + part * ring_bytes(s));
+    char* mine = static_cast<char*>(scratch) + part * part_bytes(s, project);
+    float* ring = reinterpret_cast<float*>(mine);
+    float* row = project ? reinterpret_cast<float*>(mine + ring_bytes(s)) : nullptr;  // the depthwise output row
     size_t next = 0;  // the ring holds input rows g < next (counted n * h + iy), the last `slots` of them
     for (size_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
       const size_t n = r / s.out_h, oy = r % s.out_h;
@@ -53,7 +62,13 @@ void pointwise_depthwise(const PointwiseDepthwise& f, const PackedConvShape& s, 
         packed_gemm(f.pointwise, s.w, x + g * s.w * k, k, ring + g % slots * s.w * s.channels, s.channels,
                     f.pointwise_epilogue, nullptr);
       next = std::max(next, n * s.h + last);
-      depthwise_conv_ring_row(f.depthwise, s, {.data = ring, .slots = slots}, y, f.depthwise_epilogue, r);
+      float* out = y + r * s.out_w * out_channels;
+      depthwise_conv_ring_row(f.depthwise, s, {.data = ring, .slots = slots}, project ? row : out, f.depthwise_epilogue,
+                              r);
+      if (!project) continue;
+      Epilogue e = f.project_epilogue;  // the projection of the row just computed, from this core's cache
+      if (residual != nullptr) e.residual = residual + r * s.out_w * out_channels;
+      packed_gemm(f.project, s.out_w, row, s.channels, out, out_channels, e, nullptr);
     }
   };
   if (parts == 1) return run(0);

@@ -143,6 +143,7 @@ void plan_gated_pointwise(NodeContext& c, const Conv2d& a, const ChannelGate& ga
 }
 
 PackedConvShape conv_shape(const NodeContext& c, const Conv2d& a);
+std::optional<size_t> fusable_pointwise(const NodeContext& c, const ConvFusion& fusion);
 
 // The depthwise conv on depthwise_conv.h that alone reads this pointwise conv's output (after its
 // fused activation), if the two pay as one step (pointwise_depthwise.h): conv fusion on, and no add
@@ -166,35 +167,52 @@ std::optional<size_t> fusable_depthwise(NodeContext& c, const ConvFusion& fusion
 }
 
 // The pointwise conv being planned (weights w, output stage e, fused nodes `fusion`), the depthwise
-// conv `depthwise` and the activation it fuses, as one pointwise_depthwise step.
+// conv `depthwise` and the activation it fuses, and the pointwise conv that alone reads that (the
+// block's projection, with the nodes it fuses: fusable_pointwise) as one pointwise_depthwise step.
 void plan_pointwise_depthwise(NodeContext& c, const PackedWeights& w, const Epilogue& e, const ConvFusion& fusion,
                               const Value& x, size_t depthwise) {
   NodeContext dc = c.context_of(depthwise);
   const Conv2d da = conv_attrs(dc.node(), dc.input_info(1).shape);
   const PackedConvShape shape = conv_shape(dc, da);
   const ConvFusion dw_fusion = conv_fusion(dc);
-  const PointwiseDepthwise fused{
-      .pointwise = w,
-      .pointwise_epilogue = e,
-      .depthwise = {.data = static_cast<const float*>(packed_weights(dc, 1, CpuLayout::depthwise)),
-                    .channels = shape.channels,
-                    .kernel_h = da.kh,
-                    .kernel_w = da.kw},
-      .depthwise_epilogue = epilogue_of(da.low, da.high, dw_fusion)};
+  PointwiseDepthwise fused{.pointwise = w,
+                           .pointwise_epilogue = e,
+                           .depthwise = {.data = static_cast<const float*>(packed_weights(dc, 1, CpuLayout::depthwise)),
+                                         .channels = shape.channels,
+                                         .kernel_h = da.kh,
+                                         .kernel_w = da.kw},
+                           .depthwise_epilogue = epilogue_of(da.low, da.high, dw_fusion)};
   // The pointwise output (the depthwise conv's input) is never stored: each thread keeps the rows
-  // it needs in a ring in scratch.
+  // it needs in a ring in scratch. Nor, with a projection, the depthwise output.
   if (fusion.activation_node) c.fuse_through(*fusion.activation_node);
-  FusedValues out;
-  if (dw_fusion.activation_node) {
+  const std::optional<size_t> project = fusable_pointwise(dc, dw_fusion);
+  // The step's last conv (the projection, or the depthwise conv) and what it fuses.
+  const size_t last = project ? *project : depthwise;
+  NodeContext lc = c.context_of(last);
+  const ConvFusion last_fusion = project ? conv_fusion(lc) : dw_fusion;
+  if (project) {
+    if (dw_fusion.activation_node) c.fuse_through(*dw_fusion.activation_node);
     c.fuse_through(depthwise);
-    out = fused_values(c, dw_fusion);
+    const Conv2d pa = conv_attrs(lc.node(), lc.input_info(1).shape);
+    fused.project = packed_gemm_view(packed_weights(lc, 1, CpuLayout::gemm), shape.channels,
+                                     static_cast<size_t>(lc.input_info(1).shape[0]));
+    fused.project_epilogue = epilogue_of(pa.low, pa.high, last_fusion);
+  }
+  FusedValues out;
+  if (last_fusion.activation_node || last_fusion.add_node) {
+    c.fuse_through(last);
+    out = fused_values(c, last_fusion);
   } else {
-    out.y = c.fused_output(depthwise, 0, nhwc_layout());
+    out.y = c.fused_output(last, 0, nhwc_layout());
   }
   const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
-  const Value scratch = c.scratch(pointwise_depthwise_scratch_bytes(shape, threads));
-  c.add_kernel({x, scratch, out.y}, [fused, shape, threads](Pointers p, ThreadPool* pool) {
-    pointwise_depthwise(fused, shape, static_cast<const float*>(p[0]), p[1], threads, static_cast<float*>(p[2]), pool);
+  const Value scratch = c.scratch(pointwise_depthwise_scratch_bytes(shape, threads, project.has_value()));
+  // Pointers: x, scratch, y, [the projection's residual].
+  std::vector<Value> values{x, scratch, out.y};
+  if (out.residual) values.push_back(*out.residual);
+  c.add_kernel(values, [fused, shape, threads](Pointers p, ThreadPool* pool) {
+    pointwise_depthwise(fused, shape, static_cast<const float*>(p[0]), p[1], threads, static_cast<float*>(p[2]),
+                        p.size() > 3 ? static_cast<const float*>(p[3]) : nullptr, pool);
   });
 }
 
