@@ -143,12 +143,11 @@ void plan_gated_pointwise(NodeContext& c, const Conv2d& a, const ChannelGate& ga
 }
 
 PackedConvShape conv_shape(const NodeContext& c, const Conv2d& a);
-std::optional<size_t> fusable_pointwise(const NodeContext& c, const ConvFusion& fusion);
 
-// The depthwise conv on depthwise_conv.h that alone reads this pointwise conv's output (after its
-// fused activation), if the two pay as one step (pointwise_depthwise.h): conv fusion on, and no add
-// fused into either.
-std::optional<size_t> fusable_depthwise(NodeContext& c, const ConvFusion& fusion) {
+// The conv on `kernel` that alone reads the output of the conv of `c` (after its fused activation),
+// as its input, if conv fusion is on and no add is fused into the conv of `c`: the second conv of a
+// pair that can run as one step.
+std::optional<size_t> fusable_conv_after(const NodeContext& c, const ConvFusion& fusion, Conv2dKernel kernel) {
   if (!c.conv_fusion() || fusion.add_node) return std::nullopt;
   const Graph& graph = c.graph();
   const std::string& mid =
@@ -157,11 +156,25 @@ std::optional<size_t> fusable_depthwise(NodeContext& c, const ConvFusion& fusion
   if (!consumer) return std::nullopt;
   const Node& node = graph.nodes[*consumer];
   if (node.op != "conv2d" || node.inputs[0] != mid || check_conv_common(graph, node, true) ||
-      conv2d_kernel(graph, node, c.paths()) != Conv2dKernel::depthwise)
+      conv2d_kernel(graph, node, c.paths()) != kernel)
     return std::nullopt;
+  return consumer;
+}
+
+// The pointwise conv on the packed GEMM that alone reads this depthwise conv's output (after its
+// fused activation), if the two can run as one step (depthwise_pointwise.h).
+std::optional<size_t> fusable_pointwise(const NodeContext& c, const ConvFusion& fusion) {
+  return fusable_conv_after(c, fusion, Conv2dKernel::gemm_pointwise);
+}
+
+// The depthwise conv on depthwise_conv.h that alone reads this pointwise conv's output (after its
+// fused activation), if the two pay as one step (pointwise_depthwise.h), with no add fused into it.
+std::optional<size_t> fusable_depthwise(NodeContext& c, const ConvFusion& fusion) {
+  const std::optional<size_t> consumer = fusable_conv_after(c, fusion, Conv2dKernel::depthwise);
+  if (!consumer) return std::nullopt;
   const NodeContext dc = c.context_of(*consumer);
   if (conv_fusion(dc).add_node) return std::nullopt;
-  const PackedConvShape shape = conv_shape(dc, conv_attrs(node, dc.input_info(1).shape));
+  const PackedConvShape shape = conv_shape(dc, conv_attrs(dc.node(), dc.input_info(1).shape));
   if (!pointwise_depthwise_pays(shape, static_cast<size_t>(std::max(1, c.threads())))) return std::nullopt;
   return consumer;
 }
@@ -269,23 +282,6 @@ void plan_indirect(NodeContext& c, const Conv2d& a) {
   c.add_kernel(step_values(x, out), [w, shape, zeros, e](Pointers p, ThreadPool* pool) {
     packed_conv(w, shape, static_cast<const float*>(p[0]), zeros, static_cast<float*>(p[1]), with_residual(e, p), pool);
   });
-}
-
-// The pointwise conv on the packed GEMM that alone reads this depthwise conv's output (after its
-// fused activation), if the two can run as one step (depthwise_pointwise.h): conv fusion on, and
-// no add fused into the depthwise conv.
-std::optional<size_t> fusable_pointwise(const NodeContext& c, const ConvFusion& fusion) {
-  if (!c.conv_fusion() || fusion.add_node) return std::nullopt;
-  const Graph& graph = c.graph();
-  const std::string& mid =
-      fusion.activation_node ? graph.nodes[*fusion.activation_node].outputs[0] : c.node().outputs[0];
-  const std::optional<size_t> consumer = c.sole_consumer_of(mid);
-  if (!consumer) return std::nullopt;
-  const Node& node = graph.nodes[*consumer];
-  if (node.op != "conv2d" || node.inputs[0] != mid || check_conv_common(graph, node, true) ||
-      conv2d_kernel(graph, node, c.paths()) != Conv2dKernel::gemm_pointwise)
-    return std::nullopt;
-  return consumer;
 }
 
 // The depthwise conv being planned (its fusion: `fusion`), the pointwise conv `pointwise` with the
