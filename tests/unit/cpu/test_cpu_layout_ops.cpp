@@ -187,6 +187,21 @@ TEST_CASE("cpu: resize modes") {
       b.output(b.op("resize", {x}, attrs));
     });
   }
+  // The cases above resize a graph output: upsampled, it is computed row-major (separable passes)
+  // even from the NHWC conv output. Read by another node, an NHWC bilinear resize stays XNNPACK's.
+  SUBCASE("bilinear NHWC resize read by a conv") {
+    for (const char* transform : {"half_pixel", "align_corners", "asymmetric"}) {
+      INFO(transform);
+      GraphBuilder b;
+      const auto y = conv1x1(b, b.input("x", random({2, 4, 5, 6}, 21)), 4, 4, 22);
+      const auto r = b.op("resize", {y},
+                          {{"sizes", ints({2, 4, 10, 12})},
+                           {"mode", str("linear")},
+                           {"coordinate_transformation_mode", str(transform)}});
+      b.output(conv1x1(b, r, 4, 3, 23));
+      check_against_reference(b);
+    }
+  }
   SUBCASE("cubic with exclude_outside") {
     GraphBuilder b;
     b.output(b.op("resize", {b.input("x", random({1, 2, 4, 5}, 1))},
