@@ -325,6 +325,18 @@ std::vector<ResidualCase> residual_cases() {
     g.to_nhwc("y", "out");
     cases.push_back({"1x1 + silu, 7x7 depthwise by channel blocks + silu, pool, mul", g.finish({"out"}), 2, 1, 1});
   }
+  {  // Two pools of one depthwise conv's output finish from the same sums (which neither may change).
+    ResidualGraph g(20);
+    g.input("x", {1, 24, 12, 10}, per_tensor(0.05f, -3));
+    g.conv("x", "d", {24, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, per_tensor(0.3f, -4), 0);
+    g.activation("silu", "d", "a", per_tensor(0.1f, -100));
+    g.global_avg_pool("a", "m1", per_tensor(0.04f, -50));
+    g.global_avg_pool("a", "m2", per_tensor(0.02f, 10));
+    g.mul("a", "m1", "y", per_tensor(0.05f, 7));
+    g.to_nhwc("y", "out");
+    g.to_nhwc("m2", "out_m2");
+    cases.push_back({"depthwise + silu read by two pools and a mul", g.finish({"out", "out_m2"}), 1, 0, 1});
+  }
   {  // The expanding conv's hardswish left to a depthwise conv that runs as one step with the
      // pointwise conv after it; the padding (input zero point) is not looked up.
     ResidualGraph g(16);

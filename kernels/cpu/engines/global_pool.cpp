@@ -74,9 +74,7 @@ void global_average_pool(const float* x, float* y, size_t batch, size_t pixels, 
   if (parts == 1 || threads == 1) {
     for (size_t unit = 0; unit < batch * parts; ++unit) run(unit);
   } else {
-    using Run = decltype(run);
-    parallelize(
-        pool, [](void* context, size_t unit) { (*static_cast<Run*>(context))(unit); }, &run, batch * parts);
+    parallel_for(pool, batch * parts, run);
   }
   const float scale = 1.0f / static_cast<float>(pixels);
   for (size_t n = 0; n < batch; ++n) {

@@ -78,8 +78,8 @@ PackedInt8Depthwise int8_depthwise_view(const void* memory, size_t kernel, size_
 }
 
 namespace {
-// A part's scratch: Kernel widened rows, then with an input lookup one input row looked up (64-byte
-// multiples, so that each part's scratch stays aligned).
+// A part's scratch: Kernel widened rows, then with an input lookup or an expanding conv one input
+// row (64-byte multiples, so that each part's scratch stays aligned).
 bool expands(const Int8DepthwiseFusion& f) { return f.expand.panels != nullptr; }
 size_t line_bytes(const PackedConvShape& s, const Int8DepthwiseFusion& f) {
   return f.input_lookup != nullptr || expands(f) ? (s.w * s.channels + 63) / 64 * 64 : 0;
@@ -94,13 +94,7 @@ size_t int8_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads, co
 }
 
 bool int8_depthwise_expand_pays(const PackedConvShape& s, size_t threads) {
-  const size_t rows = s.n * s.out_h;
-  if (s.dilation_h != 1 || rows == 0) return false;
-  // Rows of the expanding conv each thread computes: its output rows' span, plus the kernel_h -
-  // stride_h rows it shares with the next thread.
-  const size_t parts = std::max<size_t>(1, std::min(threads, rows)), own = (rows + parts - 1) / parts * s.stride_h;
-  const size_t shared = s.kernel_h > s.stride_h ? s.kernel_h - s.stride_h : 0;
-  return s.n * s.h * s.w * s.channels >= (size_t{128} << 10) && (parts == 1 || shared * 8 <= own);
+  return s.n * s.h * s.w * s.channels >= (size_t{128} << 10) && boundary_rows_pay(s, threads);
 }
 
 #if defined(__x86_64__)
@@ -307,10 +301,7 @@ void int8_depthwise(const PackedInt8Depthwise& w, const PackedConvShape& s, cons
     if (w.kernel == 3) depthwise_rows<3>(w, s, source, y, begin, end, mine, held, fusion.lookup, mine_sums);
     else depthwise_rows<5>(w, s, source, y, begin, end, mine, held, fusion.lookup, mine_sums);
   };
-  if (parts == 1) return run(0);
-  using Run = decltype(run);
-  parallelize(
-      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts);
+  parallel_for(pool, parts, run);
 #else
   (void)w, (void)s, (void)x, (void)padding, (void)y, (void)scratch, (void)threads, (void)pool, (void)fusion, (void)sums;
   fail(ExitCode::failure, "internal: int8_depthwise needs AVX512-VNNI");

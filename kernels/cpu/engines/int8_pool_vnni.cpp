@@ -46,29 +46,22 @@ MT_VNNI_TARGET void sum_block(const int8_t* x, size_t channels, size_t p0, size_
     _mm512_mask_storeu_epi32(sums + 16 * k, low_lanes(count - 16 * k), acc[k]);
 }
 
-// y[c] = requantize(sums[c] - pixels * x_zero) for c < channels: sum(x - x_zero), modulo 2^32 as the
-// reference's int32 sum.
-MT_VNNI_TARGET void requantize_sums(const int32_t* sums, int8_t* y, size_t channels, size_t pixels, int32_t x_zero,
-                                    float multiplier, const Int8Output& out) {
+// y[c] = requantize(s[c] - pixels * x_zero) for c < channels, s the sum of the `slots` rows of
+// `channels` partial sums (one per thread): sum(x - x_zero), modulo 2^32 as the reference's int32
+// sum. The rows are read, not changed, so that any number of pools may finish from them.
+MT_VNNI_TARGET void requantize_sums(const int32_t* sums, size_t slots, int8_t* y, size_t channels, size_t pixels,
+                                    int32_t x_zero, float multiplier, const Int8Output& out) {
   const __m512i offset =
       _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(pixels) * static_cast<uint32_t>(x_zero)));
   const __m512 m = _mm512_set1_ps(multiplier);
   const vnni::OutputVectors o = vnni::output_vectors(out);
   for (size_t c = 0; c < channels; c += 16) {
     const __mmask16 lanes = low_lanes(channels - c);
-    vnni::requantize_store(y + c, lanes, _mm512_sub_epi32(_mm512_maskz_loadu_epi32(lanes, sums + c), offset), m, o);
+    __m512i total = _mm512_maskz_loadu_epi32(lanes, sums + c);
+    for (size_t slot = 1; slot < slots; ++slot)
+      total = _mm512_add_epi32(total, _mm512_maskz_loadu_epi32(lanes, sums + slot * channels + c));
+    vnni::requantize_store(y + c, lanes, _mm512_sub_epi32(total, offset), m, o);
   }
-}
-
-// Adds the `parts` rows of `channels` partial sums (one per thread) into the first.
-MT_VNNI_TARGET void add_parts(int32_t* partial, size_t parts, size_t channels) {
-  for (size_t part = 1; part < parts; ++part)
-    for (size_t c = 0; c < channels; c += 16) {
-      const __mmask16 lanes = low_lanes(channels - c);
-      const __m512i sum = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, partial + c),
-                                           _mm512_maskz_loadu_epi32(lanes, partial + part * channels + c));
-      _mm512_mask_storeu_epi32(partial + c, lanes, sum);
-    }
 }
 
 }  // namespace
@@ -85,13 +78,11 @@ void int8_add_pixel_sums(const int8_t* x, size_t pixels, size_t stride, size_t c
 #endif
 }
 
-void int8_global_avg_pool_of_sums(int32_t* sums, size_t slots, int8_t* y, size_t batch, size_t pixels, size_t channels,
-                                  int32_t x_zero, float multiplier, Int8Output out) {
+void int8_global_avg_pool_of_sums(const int32_t* sums, size_t slots, int8_t* y, size_t batch, size_t pixels,
+                                  size_t channels, int32_t x_zero, float multiplier, Int8Output out) {
 #if defined(__x86_64__)
-  for (size_t n = 0; n < batch; ++n) {
-    add_parts(sums + n * slots * channels, slots, channels);
-    requantize_sums(sums + n * slots * channels, y + n * channels, channels, pixels, x_zero, multiplier, out);
-  }
+  for (size_t n = 0; n < batch; ++n)
+    requantize_sums(sums + n * slots * channels, slots, y + n * channels, channels, pixels, x_zero, multiplier, out);
 #else
   (void)sums, (void)slots, (void)y, (void)batch, (void)pixels, (void)channels, (void)x_zero, (void)multiplier,
       (void)out;
@@ -127,9 +118,7 @@ void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixel
   if (parts == 1) {
     for (size_t unit = 0; unit < batch; ++unit) run(unit);
   } else {
-    using Run = decltype(run);
-    parallelize(
-        pool, [](void* context, size_t unit) { (*static_cast<Run*>(context))(unit); }, &run, batch * parts);
+    parallel_for(pool, batch * parts, run);
   }
   int8_global_avg_pool_of_sums(partial, parts, y, batch, pixels, channels, x_zero, multiplier, out);
 #else

@@ -227,10 +227,10 @@ size_t int8_global_avg_pool_scratch_bytes(size_t batch, size_t channels, size_t 
 void int8_global_avg_pool(const int8_t* x, int8_t* y, size_t batch, size_t pixels, size_t channels, int32_t x_zero,
                           float multiplier, Int8Output out, void* scratch, size_t threads, ThreadPool* pool);
 // The same pool from sums of x already formed: `slots` rows per image of `channels` int32 partial
-// sums of x ([batch][slots][channels], added in place), as int8_depthwise leaves them. On the
-// calling thread: a few hundred additions.
-void int8_global_avg_pool_of_sums(int32_t* sums, size_t slots, int8_t* y, size_t batch, size_t pixels, size_t channels,
-                                  int32_t x_zero, float multiplier, Int8Output out);
+// sums of x ([batch][slots][channels], read only), as int8_depthwise leaves them. On the calling
+// thread: a few hundred additions.
+void int8_global_avg_pool_of_sums(const int32_t* sums, size_t slots, int8_t* y, size_t batch, size_t pixels,
+                                  size_t channels, int32_t x_zero, float multiplier, Int8Output out);
 // sums[c] += x[p * stride + c] over `pixels` pixels, for c < count.
 void int8_add_pixel_sums(const int8_t* x, size_t pixels, size_t stride, size_t count, int32_t* sums);
 

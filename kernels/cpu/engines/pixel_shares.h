@@ -12,6 +12,18 @@
 
 namespace mt::cpu {
 
+// Whether a step that computes a conv's input rows itself (an expanding conv inside the depthwise
+// conv after it: pointwise_depthwise.h, int8_vnni.h), each of `threads` threads for a contiguous
+// range of output rows, computes at most an eighth more input rows than its own: the kernel_h -
+// stride_h rows at a boundary between two ranges are computed by both. Dilation 1 only.
+inline bool boundary_rows_pay(const PackedConvShape& s, size_t threads) {
+  const size_t rows = s.n * s.out_h;
+  if (s.dilation_h != 1 || rows == 0) return false;
+  const size_t parts = std::max<size_t>(1, std::min(threads, rows)), own = (rows + parts - 1) / parts * s.stride_h;
+  const size_t shared = s.kernel_h > s.stride_h ? s.kernel_h - s.stride_h : 0;
+  return parts == 1 || shared * 8 <= own;
+}
+
 struct PixelShares {
   struct Share {
     size_t begin = 0, end = 0;          // output pixels
@@ -48,10 +60,7 @@ struct PixelShares {
       const Share s = share(part);
       if (s.begin < s.end) fn(part, s);
     };
-    if (parts == 1) return one(0);
-    using One = decltype(one);
-    parallelize(
-        pool, [](void* context, size_t part) { (*static_cast<One*>(context))(part); }, &one, parts);
+    parallel_for(pool, parts, one);
   }
 
   size_t pixels, parts;

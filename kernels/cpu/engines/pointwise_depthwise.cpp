@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/engines/pixel_shares.h"  // boundary_rows_pay
+
 namespace mt::cpu {
 
 namespace {
@@ -25,13 +27,7 @@ size_t parts_of(const PackedConvShape& s, size_t threads) {
 }  // namespace
 
 bool pointwise_depthwise_pays(const PackedConvShape& s, size_t threads) {
-  if (s.dilation_h != 1 || s.n * s.out_h == 0) return false;
-  const size_t expanded = s.n * s.h * s.w * s.channels * sizeof(float);
-  // Rows of the pointwise conv each part computes: its output rows' span, plus the kernel_h -
-  // stride_h rows shared with the next part.
-  const size_t parts = parts_of(s, threads), rows = (s.n * s.out_h + parts - 1) / parts;
-  const size_t own = rows * s.stride_h, shared = s.kernel_h > s.stride_h ? s.kernel_h - s.stride_h : 0;
-  return expanded >= (size_t{2} << 20) && (parts == 1 || shared * 8 <= own);
+  return s.n * s.h * s.w * s.channels * sizeof(float) >= (size_t{2} << 20) && boundary_rows_pay(s, threads);
 }
 
 size_t pointwise_depthwise_scratch_bytes(const PackedConvShape& s, size_t threads, bool project) {
@@ -71,10 +67,7 @@ void pointwise_depthwise(const PointwiseDepthwise& f, const PackedConvShape& s, 
       packed_gemm(f.project, s.out_w, row, s.channels, out, out_channels, e, nullptr);
     }
   };
-  if (parts == 1) return run(0);
-  using Run = decltype(run);
-  parallelize(
-      pool, [](void* context, size_t part) { (*static_cast<Run*>(context))(part); }, &run, parts);
+  parallel_for(pool, parts, run);
 }
 
 }  // namespace mt::cpu

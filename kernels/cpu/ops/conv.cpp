@@ -144,6 +144,15 @@ void plan_gated_pointwise(NodeContext& c, const Conv2d& a, const ChannelGate& ga
 
 PackedConvShape conv_shape(const NodeContext& c, const Conv2d& a);
 
+// The output of `conv`, a later conv that the step of `c` computes too (its fused nodes:
+// `fusion`), or that of the last node it fuses, marking them planned. Planned from the step's
+// context, so that a reordering of the residual is charged to the step's node.
+FusedValues fused_conv_values(NodeContext& c, size_t conv, const ConvFusion& fusion) {
+  if (!fusion.activation_node && !fusion.add_node) return FusedValues{.y = c.fused_output(conv, 0, nhwc_layout())};
+  c.fuse_through(conv);
+  return fused_values(c, fusion);
+}
+
 // The conv on `kernel` that alone reads the output of the conv of `c` (after its fused activation),
 // as its input, if conv fusion is on and no add is fused into the conv of `c`: the second conv of a
 // pair that can run as one step.
@@ -211,13 +220,7 @@ void plan_pointwise_depthwise(NodeContext& c, const PackedWeights& w, const Epil
                                      static_cast<size_t>(lc.input_info(1).shape[0]));
     fused.project_epilogue = epilogue_of(pa.low, pa.high, last_fusion);
   }
-  FusedValues out;
-  if (last_fusion.activation_node || last_fusion.add_node) {
-    c.fuse_through(last);
-    out = fused_values(c, last_fusion);
-  } else {
-    out.y = c.fused_output(last, 0, nhwc_layout());
-  }
+  const FusedValues out = fused_conv_values(c, last, last_fusion);
   const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
   const Value scratch = c.scratch(pointwise_depthwise_scratch_bytes(shape, threads, project.has_value()));
   // Pointers: x, scratch, y, [the projection's residual].
@@ -304,15 +307,7 @@ void plan_depthwise_pointwise(NodeContext& c, const PackedDepthwise& w, const Pa
   if (fusion.activation_node) c.fuse_through(*fusion.activation_node);
   const size_t threads = static_cast<size_t>(std::max(1, c.threads()));
   const Value scratch = c.scratch(depthwise_pointwise_scratch_bytes(shape, threads));
-  // The pointwise conv's output, or that of the last node it fuses (planned from this step's
-  // context, so that a reordering of the residual is charged to this step's node).
-  FusedValues out;
-  if (pw_fusion.activation_node || pw_fusion.add_node) {
-    c.fuse_through(pointwise);
-    out = fused_values(c, pw_fusion);
-  } else {
-    out.y = c.fused_output(pointwise, 0, nhwc_layout());
-  }
+  const FusedValues out = fused_conv_values(c, pointwise, pw_fusion);
   // Pointers: x, scratch, y, [residual], [the shuffle's inputs and outputs].
   std::vector<Value> values{x, scratch, out.y};
   if (out.residual) values.push_back(*out.residual);

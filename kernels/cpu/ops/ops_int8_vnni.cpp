@@ -276,10 +276,6 @@ void plan_depthwise_pointwise(NodeContext& c, Int8DepthwisePointwise fused, size
   });
 }
 
-}  // namespace
-
-namespace {
-
 PackedConvShape conv_shape_of(const NodeContext& c) {
   const Node& node = c.node();
   const Shape xs = c.input_info(0).shape, ws = c.input_info(1).shape, ys = c.output_info(0).shape;
@@ -498,7 +494,7 @@ void plan_global_avg_pool_int8_vnni(NodeContext& c) {
   if (const PooledSums* formed = c.pooled_sums(0)) {  // the depthwise conv that computed x summed it
     const size_t slots = formed->slots;
     c.add_kernel({formed->sums, c.output(0, nhwc_layout())}, [=](Pointers p, ThreadPool*) {
-      int8_global_avg_pool_of_sums(static_cast<int32_t*>(p[0]), slots, static_cast<int8_t*>(p[1]), batch, pixels,
+      int8_global_avg_pool_of_sums(static_cast<const int32_t*>(p[0]), slots, static_cast<int8_t*>(p[1]), batch, pixels,
                                    channels, x_zero, multiplier, out);
     });
     return;

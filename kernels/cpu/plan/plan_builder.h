@@ -251,10 +251,7 @@ class NodeContext {
     builder_.channel_gates[node_.outputs.at(0)] = ChannelGate{x, scale};
   }
   // Input i as a gate deferred by its producer, if it is one.
-  const ChannelGate* channel_gate(size_t i) const {
-    const auto it = builder_.channel_gates.find(node_.inputs.at(i));
-    return it == builder_.channel_gates.end() ? nullptr : &it->second;
-  }
+  const ChannelGate* channel_gate(size_t i) const { return find_in(builder_.channel_gates, node_.inputs.at(i)); }
   // Output 0 is `table` applied to `x`, left for its only reader to apply (DeferredLookup): this
   // node plans no step. `table` must live as long as the plan (keep()).
   void defer_lookup(const std::string& x, const int8_t* table) {
@@ -262,26 +259,21 @@ class NodeContext {
   }
   // Input i as a lookup deferred by its producer, if it is one.
   const DeferredLookup* deferred_lookup(size_t i) const {
-    const auto it = builder_.deferred_lookups.find(node_.inputs.at(i));
-    return it == builder_.deferred_lookups.end() ? nullptr : &it->second;
+    return find_in(builder_.deferred_lookups, node_.inputs.at(i));
   }
   // Output 0 is left for the depthwise conv that reads it to compute (DeferredExpand), from `x`,
   // this node's input: this node plans no step.
   void defer_expand(const Value& x) { builder_.deferred_expands[node_.outputs.at(0)] = DeferredExpand{node_index_, x}; }
   // `tensor` as an expanding conv deferred by its producer, if it is one.
   const DeferredExpand* deferred_expand_of(const std::string& tensor) const {
-    const auto it = builder_.deferred_expands.find(tensor);
-    return it == builder_.deferred_expands.end() ? nullptr : &it->second;
+    return find_in(builder_.deferred_expands, tensor);
   }
   // `tensor`, computed by this node's steps, comes with `sums` for a global average pool.
   void provide_pooled_sums(const std::string& tensor, PooledSums sums) {
     builder_.pooled_sums[tensor] = std::move(sums);
   }
   // Input i's PooledSums, if its producer formed them.
-  const PooledSums* pooled_sums(size_t i) const {
-    const auto it = builder_.pooled_sums.find(node_.inputs.at(i));
-    return it == builder_.pooled_sums.end() ? nullptr : &it->second;
-  }
+  const PooledSums* pooled_sums(size_t i) const { return find_in(builder_.pooled_sums, node_.inputs.at(i)); }
   // Memory alive from the first to the last step that refers to it: scratch of this node's steps, or
   // values they hand to a later node's (PooledSums).
   Value scratch(size_t bytes);
@@ -315,6 +307,12 @@ class NodeContext {
 
  private:
   static std::vector<std::pair<int, size_t>> refs(const std::vector<Value>& values);
+  // What `map` holds for `tensor` (a deferral or the sums of a node before), or null.
+  template <typename Map>
+  static const typename Map::mapped_type* find_in(const Map& map, const std::string& tensor) {
+    const auto it = map.find(tensor);
+    return it == map.end() ? nullptr : &it->second;
+  }
   PlanBuilder& builder_;
   size_t node_index_;
   const Node& node_;

@@ -91,6 +91,14 @@ inline size_t thread_count(const ThreadPool* pool) { return pool == nullptr ? 1 
 // task(context, i) for i in [0, count): on the pool, or in order on this thread without one.
 void parallelize(ThreadPool* pool, ThreadPool::Task task, void* context, size_t count);
 
+// The same with a callable: fn(i) for i in [0, count).
+template <typename Fn>
+void parallel_for(ThreadPool* pool, size_t count, const Fn& fn) {
+  parallelize(
+      pool, [](void* context, size_t i) { (*static_cast<const Fn*>(context))(i); },
+      const_cast<void*>(static_cast<const void*>(&fn)), count);
+}
+
 // The pthreadpool to hand XNNPACK: null (run on the caller) without a pool.
 inline pthreadpool_t xnnpack_pool(ThreadPool* pool) { return pool == nullptr ? nullptr : pool->xnnpack(); }
 
