@@ -1,16 +1,9 @@
 #include "kernels/cpu/cpu_backend.h"
 
-#include <xnnpack.h>
-
-#include <atomic>
-#include <future>
-#include <system_error>
-
 #include "kernels/cpu/plan/cpu_plan.h"
 #include "kernels/cpu/plan/kernel_table.h"
 #include "kernels/cpu/plan/packed_forms.h"
 #include "kernels/cpu/plan/prepack.h"
-#include "kernels/cpu/plan/xnn_memory.h"
 #include "lib/core/error.h"
 
 namespace mt {
@@ -41,28 +34,11 @@ class CpuBackend final : public Backend {
   }
 
   std::unique_ptr<ExecutionPlan> plan(const Graph& graph, const PlanOptions& options) const override {
-    // XNNPACK's initialisation (cpuinfo reading the CPU's description from /sys and /proc, ~0.2 ms)
-    // runs on a thread of its own while the nodes are checked, the first time.
-    static std::atomic<bool> xnn_ready = false;
-    std::future<xnn_status> xnn_initialized;
-    if (!xnn_ready.load(std::memory_order_acquire)) {
-      try {
-        xnn_initialized = std::async(std::launch::async, [] { return xnn_initialize(cpu::xnn_memory()); });
-      } catch (const std::system_error&) {  // no thread to be had: here, after the checks
-      }
-    }
+    // XNNPACK is initialised by the first node planned on one of its operators (initialize_xnnpack).
     require_supported(*this, graph);
     // Weights stored for a kernel this plan does not take (a CPU without the instructions, a cap or
     // a switch turning it off) are refused before anything is planned.
     if (auto reason = cpu::check_packed_weights(graph, cpu::plan_paths(options), options)) unsupported("{}", *reason);
-    if (!xnn_ready.load(std::memory_order_acquire)) {
-      const xnn_status initialized =
-          xnn_initialized.valid() ? xnn_initialized.get() : xnn_initialize(cpu::xnn_memory());
-      if (initialized != xnn_status_success)
-        fail(ExitCode::failure, "XNNPACK failed to initialize (status {}): unsupported CPU?",
-             static_cast<int>(initialized));
-      xnn_ready.store(true, std::memory_order_release);
-    }
     return std::make_unique<cpu::CpuPlan>(graph, options);
   }
 

@@ -313,9 +313,8 @@ std::vector<XnnOperator> xnnpack_gemms(NodeContext& c, const Geometry& g, size_t
       winograd_weights(u.data(), w.data.as<float>().data(), w.layout == kLayoutOhwi, tile, k, g.c, g.m);
       point = u.data();
     }
-    xnn_operator_t op = nullptr;
-    c.check(xnn_create_fully_connected_nc_f32(g.c, g.m, g.c, g.m, point, nullptr, -inf, inf, 0, &op),
-            "xnn_create_fully_connected_nc_f32");
+    xnn_operator_t op = c.create_xnn("xnn_create_fully_connected_nc_f32", xnn_create_fully_connected_nc_f32, g.c, g.m,
+                                     g.c, g.m, point, nullptr, -inf, inf, 0);
     gemms.emplace_back(op);
   }
   c.count_packed(winograd_points(tile) * g.m * g.c * sizeof(float));

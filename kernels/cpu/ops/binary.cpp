@@ -24,13 +24,9 @@ using XnnSetup = xnn_status (*)(xnn_operator_t, size_t, const size_t*, size_t, c
 
 // The XNNPACK operator of a float32 max or min and its setup function.
 std::pair<xnn_operator_t, XnnSetup> create_xnn(NodeContext& c) {
-  xnn_operator_t result = nullptr;
-  if (c.node().op == "max") {
-    c.check(xnn_create_maximum_nd_f32(0, &result), "xnn_create_maximum_nd_f32");
-    return {result, xnn_setup_maximum_nd_f32};
-  }
-  c.check(xnn_create_minimum_nd_f32(0, &result), "xnn_create_minimum_nd_f32");
-  return {result, xnn_setup_minimum_nd_f32};
+  if (c.node().op == "max")
+    return {c.create_xnn("xnn_create_maximum_nd_f32", xnn_create_maximum_nd_f32, 0), xnn_setup_maximum_nd_f32};
+  return {c.create_xnn("xnn_create_minimum_nd_f32", xnn_create_minimum_nd_f32, 0), xnn_setup_minimum_nd_f32};
 }
 
 // Integer division truncates toward zero (ONNX); x / 0 gives 0 instead of trapping.

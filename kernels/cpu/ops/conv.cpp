@@ -476,13 +476,11 @@ void plan_conv2d(NodeContext& c) {
   const size_t slice = a.groups == 1 ? output_slice(out_channels, kernel * group_in, pixels) : out_channels;
   for (size_t o0 = 0; o0 < out_channels; o0 += slice) {
     const size_t count = std::min(slice, out_channels - o0);
-    xnn_operator_t op = nullptr;
-    c.check(xnn_create_convolution2d_nhwc_f32(a.pad_top, a.pad_right, a.pad_bottom, a.pad_left, a.kh, a.kw,
-                                              a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, group_in,
-                                              a.groups == 1 ? count : group_out, group_in * a.groups, out_channels,
-                                              w + o0 * kernel * group_in, bias != nullptr ? bias + o0 : nullptr,
-                                              a.low, a.high, 0, &op),
-            "xnn_create_convolution2d_nhwc_f32");
+    xnn_operator_t op =
+        c.create_xnn("xnn_create_convolution2d_nhwc_f32", xnn_create_convolution2d_nhwc_f32, a.pad_top, a.pad_right,
+                     a.pad_bottom, a.pad_left, a.kh, a.kw, a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups,
+                     group_in, a.groups == 1 ? count : group_out, group_in * a.groups, out_channels,
+                     w + o0 * kernel * group_in, bias != nullptr ? bias + o0 : nullptr, a.low, a.high, 0);
     Value y_slice = y;
     y_slice.offset += o0 * sizeof(float);
     c.add_xnn(op, {x, y_slice}, [batch, height, width](xnn_operator_t o, Pointers p, pthreadpool_t pool) {
@@ -536,11 +534,10 @@ void plan_conv_transpose2d(NodeContext& c) {
   const auto& output_padding = attr_ints(c.node(), "output_padding");
   const auto adjust_h = static_cast<uint32_t>(output_padding[0]), adjust_w = static_cast<uint32_t>(output_padding[1]);
 
-  xnn_operator_t op = nullptr;
-  c.check(xnn_create_deconvolution2d_nhwc_f32(a.pad_top, a.pad_right, a.pad_bottom, a.pad_left, a.kh, a.kw,
-                                              a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, group_in,
-                                              group_out, in_channels, out_channels, w, bias, a.low, a.high, 0, &op),
-          "xnn_create_deconvolution2d_nhwc_f32");
+  xnn_operator_t op =
+      c.create_xnn("xnn_create_deconvolution2d_nhwc_f32", xnn_create_deconvolution2d_nhwc_f32, a.pad_top, a.pad_right,
+                   a.pad_bottom, a.pad_left, a.kh, a.kw, a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups,
+                   group_in, group_out, in_channels, out_channels, w, bias, a.low, a.high, 0);
   c.count_packed((in_channels * group_out * kernel + out_channels) * sizeof(float));
   const Value x = c.xnn_input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());

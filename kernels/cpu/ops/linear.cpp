@@ -29,9 +29,8 @@ Layout rows_layout(const Value& x) {
 // An XNNPACK fully connected operator over the rows of input 0 into output 0 (laid out as given).
 void plan_fully_connected(NodeContext& c, size_t k, size_t n, const float* weights, const float* bias, uint32_t flags,
                           float low, float high, const Layout& in_layout, const Layout& out_layout) {
-  xnn_operator_t op = nullptr;
-  c.check(xnn_create_fully_connected_nc_f32(k, n, k, n, weights, bias, low, high, flags, &op),
-          "xnn_create_fully_connected_nc_f32");
+  xnn_operator_t op = c.create_xnn("xnn_create_fully_connected_nc_f32", xnn_create_fully_connected_nc_f32, k, n, k, n,
+                                   weights, bias, low, high, flags);
   c.count_packed((k * n + n) * sizeof(float));
   const Value x = c.xnn_input(0, in_layout);
   const Value y = c.output(0, out_layout);

@@ -69,12 +69,10 @@ xnn_operator_t create_qc8(NodeContext& c, const ConvShape& s, const int8_t* ohwi
   const int32_t* bias = c.has_input(2) ? c.constant(2).as<int32_t>().data() : nullptr;
   const auto [lo, hi] = int8_output_bounds(c.node(), y);
   const size_t out_channels = s.group_out * s.groups;
-  xnn_operator_t op = nullptr;
-  c.check(xnn_create_convolution2d_nhwc_qc8(s.pt, s.pr, s.pb, s.pl, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.groups,
-                                            s.group_in, s.group_out, s.group_in * s.groups, out_channels,
-                                            static_cast<int8_t>(x.zero_point), x.scale, scales.data(), ohwi, bias,
-                                            static_cast<int8_t>(y.zero_point), y.scale, lo, hi, 0, &op),
-          "xnn_create_convolution2d_nhwc_qc8");
+  xnn_operator_t op = c.create_xnn("xnn_create_convolution2d_nhwc_qc8", xnn_create_convolution2d_nhwc_qc8, s.pt, s.pr,
+                                   s.pb, s.pl, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.groups, s.group_in, s.group_out,
+                                   s.group_in * s.groups, out_channels, static_cast<int8_t>(x.zero_point), x.scale,
+                                   scales.data(), ohwi, bias, static_cast<int8_t>(y.zero_point), y.scale, lo, hi, 0);
   c.count_packed(out_channels * (s.kh * s.kw * s.group_in + 2 * sizeof(int32_t)));
   return op;
 }
@@ -184,11 +182,9 @@ void plan_max_pool2d_int8(NodeContext& c) {
   const uint32_t pb = end_pad(ys[2], st[0], dil[0] * (k[0] - 1) + 1, xs[2], pads[0], pads[2]);
   const uint32_t pr = end_pad(ys[3], st[1], dil[1] * (k[1] - 1) + 1, xs[3], pads[1], pads[3]);
   const size_t channels = static_cast<size_t>(xs[1]);
-  xnn_operator_t op = nullptr;
-  c.check(xnn_create_max_pooling2d_nhwc_s8(u32(pads[0]), pr, pb, u32(pads[1]), u32(k[0]), u32(k[1]), u32(st[0]),
-                                           u32(st[1]), u32(dil[0]), u32(dil[1]), channels, channels, channels, -128,
-                                           127, 0, &op),
-          "xnn_create_max_pooling2d_nhwc_s8");
+  xnn_operator_t op = c.create_xnn("xnn_create_max_pooling2d_nhwc_s8", xnn_create_max_pooling2d_nhwc_s8, u32(pads[0]),
+                                   pr, pb, u32(pads[1]), u32(k[0]), u32(k[1]), u32(st[0]), u32(st[1]), u32(dil[0]),
+                                   u32(dil[1]), channels, channels, channels, -128, 127, 0);
   const Value x = c.xnn_input(0, nhwc_layout());
   const Value y = c.output(0, nhwc_layout());
   const size_t batch = static_cast<size_t>(xs[0]), height = static_cast<size_t>(xs[2]),
@@ -278,11 +274,9 @@ void plan_global_avg_pool_int8(NodeContext& c) {
   const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
   const size_t channels = static_cast<size_t>(shape[1]);
   const size_t batch = static_cast<size_t>(shape[0]), pixels = static_cast<size_t>(shape[2] * shape[3]);
-  xnn_operator_t op = nullptr;
-  c.check(xnn_create_global_average_pooling_nwc_qs8(channels, channels, channels, static_cast<int8_t>(x.zero_point),
-                                                    x.scale, static_cast<int8_t>(y.zero_point), y.scale, -128, 127, 0,
-                                                    &op),
-          "xnn_create_global_average_pooling_nwc_qs8");
+  xnn_operator_t op = c.create_xnn(
+      "xnn_create_global_average_pooling_nwc_qs8", xnn_create_global_average_pooling_nwc_qs8, channels, channels,
+      channels, static_cast<int8_t>(x.zero_point), x.scale, static_cast<int8_t>(y.zero_point), y.scale, -128, 127, 0);
   const Value xv = c.xnn_input(0, nhwc_layout());
   const Value yv = c.output(0, nhwc_layout());
   c.add_xnn(op, {xv, yv}, [batch, pixels](xnn_operator_t o, Pointers p, pthreadpool_t pool) {

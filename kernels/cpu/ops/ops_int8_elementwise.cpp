@@ -82,10 +82,9 @@ std::optional<std::string> check_add_int8(const Graph& graph, const Node& node) 
 void plan_add_int8(NodeContext& c) {
   const Int8Params a = int8_params(c.input_info(0)), b = int8_params(c.input_info(1)), y = int8_params(c.output_info(0));
   const auto [lo, hi] = int8_output_bounds(c.node(), y);
-  xnn_operator_t op = nullptr;
-  c.check(xnn_create_add_nd_qs8(static_cast<int8_t>(a.zero_point), a.scale, static_cast<int8_t>(b.zero_point), b.scale,
-                                static_cast<int8_t>(y.zero_point), y.scale, lo, hi, 0, &op),
-          "xnn_create_add_nd_qs8");
+  xnn_operator_t op =
+      c.create_xnn("xnn_create_add_nd_qs8", xnn_create_add_nd_qs8, static_cast<int8_t>(a.zero_point), a.scale,
+                   static_cast<int8_t>(b.zero_point), b.scale, static_cast<int8_t>(y.zero_point), y.scale, lo, hi, 0);
   plan_qs8_binary(c, op, xnn_setup_add_nd_qs8);
 }
 
@@ -96,10 +95,9 @@ std::optional<std::string> check_mul_int8(const Graph& graph, const Node& node) 
 void plan_mul_int8(NodeContext& c) {
   if (c.int8_vnni() && plan_mul_int8_vnni(c)) return;
   const Int8Params a = int8_params(c.input_info(0)), b = int8_params(c.input_info(1)), y = int8_params(c.output_info(0));
-  xnn_operator_t op = nullptr;
-  c.check(xnn_create_multiply_nd_qs8(static_cast<int8_t>(a.zero_point), a.scale, static_cast<int8_t>(b.zero_point),
-                                     b.scale, static_cast<int8_t>(y.zero_point), y.scale, -128, 127, 0, &op),
-          "xnn_create_multiply_nd_qs8");
+  xnn_operator_t op = c.create_xnn("xnn_create_multiply_nd_qs8", xnn_create_multiply_nd_qs8,
+                                   static_cast<int8_t>(a.zero_point), a.scale, static_cast<int8_t>(b.zero_point),
+                                   b.scale, static_cast<int8_t>(y.zero_point), y.scale, -128, 127, 0);
   plan_qs8_binary(c, op, xnn_setup_multiply_nd_qs8);
 }
 
@@ -113,10 +111,9 @@ std::optional<std::string> check_sigmoid_int8(const Graph& graph, const Node& no
 // Elementwise, so any layout: the whole tensor is one row of single-channel pixels.
 void plan_sigmoid_int8(NodeContext& c) {
   const Int8Params x = int8_params(c.input_info(0)), y = int8_params(c.output_info(0));
-  xnn_operator_t op = nullptr;
-  c.check(xnn_create_sigmoid_nc_qs8(1, 1, 1, static_cast<int8_t>(x.zero_point), x.scale,
-                                    static_cast<int8_t>(y.zero_point), y.scale, -128, 127, 0, &op),
-          "xnn_create_sigmoid_nc_qs8");
+  xnn_operator_t op =
+      c.create_xnn("xnn_create_sigmoid_nc_qs8", xnn_create_sigmoid_nc_qs8, 1, 1, 1, static_cast<int8_t>(x.zero_point),
+                   x.scale, static_cast<int8_t>(y.zero_point), y.scale, -128, 127, 0);
   const Value xv = c.input(0);
   const Value in = c.xnn_input(0, xv.layout);
   const Value out = c.output(0, xv.layout);

@@ -114,8 +114,7 @@ void plan_pad(NodeContext& c) {
   }
 
   if (mode == "constant" && !negative && x0.dtype == DType::f32 && rank >= 1 && rank <= XNN_MAX_TENSOR_DIMS) {
-    xnn_operator_t op = nullptr;
-    c.check(xnn_create_constant_pad_nd_x32(&value, 0, &op), "xnn_create_constant_pad_nd_x32");
+    xnn_operator_t op = c.create_xnn("xnn_create_constant_pad_nd_x32", xnn_create_constant_pad_nd_x32, &value, 0);
     const Value x = c.xnn_input(0, x0.layout);
     const Value y = c.output(0, x0.layout);
     std::array<size_t, XNN_MAX_TENSOR_DIMS> shape{}, before{}, after{};

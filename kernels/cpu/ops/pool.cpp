@@ -187,13 +187,13 @@ void plan_max_pool2d(NodeContext& c) {
   }
   const uint32_t pb = extended_pad(g.out_h, g.sh, g.dh * (g.kh - 1) + 1, g.h, g.pt, g.pb);
   const uint32_t pr = extended_pad(g.out_w, g.sw, g.dw * (g.kw - 1) + 1, g.w, g.pl, g.pr);
-  xnn_operator_t op = nullptr;
   const float inf = std::numeric_limits<float>::infinity();
-  if (xnn_create_max_pooling2d_nhwc_f32(static_cast<uint32_t>(g.pt), pr, pb, static_cast<uint32_t>(g.pl),
-                                        static_cast<uint32_t>(g.kh), static_cast<uint32_t>(g.kw),
-                                        static_cast<uint32_t>(g.sh), static_cast<uint32_t>(g.sw),
-                                        static_cast<uint32_t>(g.dh), static_cast<uint32_t>(g.dw), g.c, g.c, g.c, -inf,
-                                        inf, 0, &op) != xnn_status_success) {
+  xnn_operator_t op =
+      c.try_create_xnn(xnn_create_max_pooling2d_nhwc_f32, static_cast<uint32_t>(g.pt), pr, pb,
+                       static_cast<uint32_t>(g.pl), static_cast<uint32_t>(g.kh), static_cast<uint32_t>(g.kw),
+                       static_cast<uint32_t>(g.sh), static_cast<uint32_t>(g.sw), static_cast<uint32_t>(g.dh),
+                       static_cast<uint32_t>(g.dw), g.c, g.c, g.c, -inf, inf, 0);
+  if (op == nullptr) {
     plan_portable_pool<float>(c, g);  // e.g. 1x1 windows, which XNNPACK refuses
     return;
   }
@@ -207,13 +207,14 @@ void plan_avg_pool2d(NodeContext& c) {
   // XNNPACK divides by the number of input pixels in the window: right unless the node's own
   // padding counts (the ceil_mode overhang never does).
   const bool padded = g.pt > 0 || g.pl > 0 || g.pb > 0 || g.pr > 0;
-  xnn_operator_t op = nullptr;
   const float inf = std::numeric_limits<float>::infinity();
-  if ((g.include_pad && padded) ||
-      xnn_create_average_pooling2d_nhwc_f32(static_cast<uint32_t>(g.pt), pr, pb, static_cast<uint32_t>(g.pl),
-                                            static_cast<uint32_t>(g.kh), static_cast<uint32_t>(g.kw),
-                                            static_cast<uint32_t>(g.sh), static_cast<uint32_t>(g.sw), g.c, g.c, g.c,
-                                            -inf, inf, 0, &op) != xnn_status_success) {
+  xnn_operator_t op =
+      g.include_pad && padded
+          ? nullptr
+          : c.try_create_xnn(xnn_create_average_pooling2d_nhwc_f32, static_cast<uint32_t>(g.pt), pr, pb,
+                             static_cast<uint32_t>(g.pl), static_cast<uint32_t>(g.kh), static_cast<uint32_t>(g.kw),
+                             static_cast<uint32_t>(g.sh), static_cast<uint32_t>(g.sw), g.c, g.c, g.c, -inf, inf, 0);
+  if (op == nullptr) {
     plan_portable_pool<float>(c, g);
     return;
   }

@@ -156,10 +156,9 @@ void plan_resize(NodeContext& c) {
   const std::vector<double>& scales = attr_floats(c.node(), "scales");
 
   if (auto flags = xnn_flags(params, in_shape, scales, x0.layout)) {
-    xnn_operator_t op = nullptr;
     const auto channels = static_cast<size_t>(in_shape[1]);
-    c.check(xnn_create_resize_bilinear2d_nhwc_f32(channels, channels, channels, *flags, &op),
-            "xnn_create_resize_bilinear2d_nhwc_f32");
+    xnn_operator_t op = c.create_xnn("xnn_create_resize_bilinear2d_nhwc_f32", xnn_create_resize_bilinear2d_nhwc_f32,
+                                     channels, channels, channels, *flags);
     const Value x = c.xnn_input(0, nhwc_layout());
     const Value y = c.output(0, nhwc_layout());
     const size_t n = static_cast<size_t>(in_shape[0]), ih = static_cast<size_t>(in_shape[2]),

@@ -87,8 +87,8 @@ void plan_softmax(NodeContext& c) {
   }
 
   if (!log && g.inner == 1 && g.length > 0) {
-    xnn_operator_t op = nullptr;
-    c.check(xnn_create_softmax_nc_f32(g.length, g.length, g.length, 0, &op), "xnn_create_softmax_nc_f32");
+    xnn_operator_t op =
+        c.create_xnn("xnn_create_softmax_nc_f32", xnn_create_softmax_nc_f32, g.length, g.length, g.length, 0);
     const Value x = c.xnn_input(0, x0.layout);
     const Value y = c.output(0, x0.layout);
     const size_t batch = g.outer;

@@ -28,8 +28,7 @@ void plan_elementwise(NodeContext& c, xnn_operator_t op, SetupFn setup) {
 using CreateFn = xnn_status (*)(size_t, size_t, size_t, uint32_t, xnn_operator_t*);
 
 void plan_simple(NodeContext& c, CreateFn create, SetupFn setup, const char* call) {
-  xnn_operator_t op = nullptr;
-  c.check(create(1, 1, 1, 0, &op), call);
+  xnn_operator_t op = c.create_xnn(call, create, 1, 1, 1, 0);
   plan_elementwise(c, op, setup);
 }
 
@@ -39,8 +38,7 @@ void plan_clamp_range(NodeContext& c, float low, float high) {
     plan_unary_map(c, [low, high](float x) { return std::min(std::max(x, low), high); });
     return;
   }
-  xnn_operator_t op = nullptr;
-  c.check(xnn_create_clamp_nc_f32(1, 1, 1, low, high, 0, &op), "xnn_create_clamp_nc_f32");
+  xnn_operator_t op = c.create_xnn("xnn_create_clamp_nc_f32", xnn_create_clamp_nc_f32, 1, 1, 1, low, high, 0);
   plan_elementwise(c, op, xnn_setup_clamp_nc_f32);
 }
 
@@ -110,8 +108,8 @@ void plan_ceil(NodeContext& c) {
 
 void plan_leaky_relu(NodeContext& c) {
   const float alpha = attr_f32(c.node(), "alpha");
-  xnn_operator_t op = nullptr;
-  if (xnn_create_leaky_relu_nc_f32(1, 1, 1, alpha, 0, &op) != xnn_status_success) {
+  xnn_operator_t op = c.try_create_xnn(xnn_create_leaky_relu_nc_f32, 1, 1, 1, alpha, 0);
+  if (op == nullptr) {
     plan_unary_map(c, [alpha](float x) { return x >= 0.0f ? x : alpha * x; });
     return;
   }
@@ -120,9 +118,9 @@ void plan_leaky_relu(NodeContext& c) {
 
 void plan_elu(NodeContext& c) {
   const float alpha = attr_f32(c.node(), "alpha");
-  xnn_operator_t op = nullptr;
   // XNNPACK takes only positive normal alphas.
-  if (xnn_create_elu_nc_f32(1, 1, 1, alpha, 0, &op) != xnn_status_success) {
+  xnn_operator_t op = c.try_create_xnn(xnn_create_elu_nc_f32, 1, 1, 1, alpha, 0);
+  if (op == nullptr) {
     plan_unary_map(c, [alpha](float x) { return x > 0.0f ? x : alpha * vm::expm1(x); });
     return;
   }
@@ -148,8 +146,7 @@ void plan_prelu(NodeContext& c) {
     auto* slopes = static_cast<float*>(c.keep(channels * sizeof(float)));
     const float* source = c.constant(1).as<float>().data();
     for (size_t i = 0; i < channels; ++i) slopes[i] = slope_physical.back() == 1 ? source[0] : source[i];
-    xnn_operator_t op = nullptr;
-    if (xnn_create_prelu_nc_f32(channels, channels, channels, slopes, 0, &op) == xnn_status_success) {
+    if (xnn_operator_t op = c.try_create_xnn(xnn_create_prelu_nc_f32, channels, channels, channels, slopes, 0)) {
       c.count_packed(channels * sizeof(float));
       const Value x = c.xnn_input(0, layout);
       const Value y = c.output(0, layout);

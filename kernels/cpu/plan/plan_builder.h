@@ -19,6 +19,7 @@
 #include "kernels/cpu/plan/layout.h"
 #include "kernels/cpu/plan/step.h"
 #include "kernels/cpu/plan/thread_pool.h"
+#include "kernels/cpu/plan/xnn_memory.h"
 #include "lib/ir/graph.h"
 #include "lib/runtime/backend.h"
 
@@ -304,6 +305,22 @@ class NodeContext {
   }
   // Throws Error(failure) naming the node if an xnn_create_* call failed.
   void check(xnn_status status, const char* call) const;
+  // An XNNPACK operator: create(args..., &op), XNNPACK initialised first (initialize_xnnpack: every
+  // operator is created through these two). Throws as check() where create fails.
+  template <typename Create, typename... Args>
+  xnn_operator_t create_xnn(const char* call, Create create, Args... args) const {
+    initialize_xnnpack();
+    xnn_operator_t op = nullptr;
+    check(create(args..., &op), call);
+    return op;
+  }
+  // The same, null where XNNPACK refuses the operator (the caller plans a kernel of its own).
+  template <typename Create, typename... Args>
+  xnn_operator_t try_create_xnn(Create create, Args... args) const {
+    initialize_xnnpack();
+    xnn_operator_t op = nullptr;
+    return create(args..., &op) == xnn_status_success ? op : nullptr;
+  }
 
  private:
   static std::vector<std::pair<int, size_t>> refs(const std::vector<Value>& values);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "kernels/cpu/plan/plan_builder.h"
+#include "lib/core/error.h"
 
 namespace mt::cpu {
 namespace {
@@ -87,5 +88,14 @@ const xnn_allocator kAllocator{.context = nullptr,
 }  // namespace
 
 const xnn_allocator* xnn_memory() { return &kAllocator; }
+
+void initialize_xnnpack() {
+  static std::once_flag once;  // a failure throws out of call_once, and the next plan tries again
+  std::call_once(once, [] {
+    const xnn_status status = xnn_initialize(&kAllocator);
+    if (status != xnn_status_success)
+      fail(ExitCode::failure, "XNNPACK failed to initialize (status {}): unsupported CPU?", static_cast<int>(status));
+  });
+}
 
 }  // namespace mt::cpu
