@@ -1,4 +1,4 @@
-// The graph section's reader (graph_section.h). nlohmann's SAX parser hands over the JSON as a stream
+// The graph section's reader (graph_section.h). The JSON reader (json_sax.h) hands over the JSON as a stream
 // of events; GraphSax collects each tensor's and each node's fields as they come (scalars and lists of
 // them as small json values, objects as the structs below) and turns them into the Graph. The checks
 // and their messages are those of the format (mt-format(5)), made in the same order whatever order the
@@ -18,6 +18,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/version.h"
+#include "lib/format/json_sax.h"
 #include "lib/format/little_endian.h"
 #include "lib/format/model_file.h"
 #include "lib/ir/stored_layout.h"
@@ -280,7 +281,7 @@ class Checker {
   const std::string& source_;
 };
 
-// The handler nlohmann::json::sax_parse calls (its SAX interface: each returns whether to go on).
+// The handler parse_json_sax calls (nlohmann::json's SAX interface: each returns whether to go on).
 class GraphSax {
  public:
   GraphSax(const Checker& check, Graph& graph) : check_(check), graph_(graph) {}
@@ -547,7 +548,7 @@ Graph decode_graph_section(const char* text, size_t size, const DataSection& dat
   check.check_json_depth(text, size);
   Graph graph;
   GraphSax sax(check, graph);
-  if (!json::sax_parse(text, text + size, &sax)) check.bad("graph section is not valid JSON");
+  if (!parse_json_sax(text, text + size, &sax)) check.bad("graph section is not valid JSON");
   sax.finish();
   return graph;
 }
