@@ -27,9 +27,13 @@ Every runner is a separate process timing a warm-up and then a fixed number of r
 shows medians. For each model and thread count the runners go in a rotated order, so slow drifts
 of the machine (other load, heat) fall on all of them alike. With --rounds N the whole sequence runs
 N times; the table then shows the median of the rounds' medians, and a 2-thread speedup is the
-median of the rounds' own 1-thread / 2-thread ratios (each round measures both back to back). With --cpu-time every 1-thread runner
-is also measured in CPU time per inference, which other load on the machine hardly moves. Not a
-test: no thresholds.
+median of the rounds' own 1-thread / 2-thread ratios (each round measures both back to back). Around
+each model's runs in a round the core-to-core round trip is probed (scripts/core_round_trip.c, built
+with cc into the work directory): on a VM the host may place the two vCPUs of a 2-thread run far
+apart, which slows every multi-threaded runner alike; the speedup table gives the median over every
+round and over the rounds whose round trip stayed near the session's lowest. With --cpu-time every
+1-thread runner is also measured in CPU time per inference, which other load on the machine hardly
+moves. Not a test: no thresholds.
 
     /usr/bin/python3 scripts/compare_peers.py --mt-bin build/tools
     /usr/bin/python3 scripts/compare_peers.py --models resnet18 --threads 1 --iterations 10
@@ -303,6 +307,24 @@ def load_average() -> str:
         return "unknown"
 
 
+def round_trip_probe(work: pathlib.Path):
+    """A function returning the core-to-core round trip in ns (scripts/core_round_trip.c), or None where
+    it cannot be built or run (no C compiler, a single CPU)."""
+    binary = work / "core_round_trip"
+    source = SCRIPTS / "core_round_trip.c"
+    if not binary.exists() or binary.stat().st_mtime < source.stat().st_mtime:
+        compiler = shutil.which("cc") or shutil.which("gcc")
+        if compiler is None or subprocess.run([compiler, "-O2", "-pthread", str(source), "-o", str(binary)],
+                                              capture_output=True).returncode != 0:
+            log("core_round_trip.c could not be built: rounds are not told apart by vCPU placement")
+            return lambda: None
+
+    def probe():
+        done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+        return float(done.stdout) if done.returncode == 0 and done.stdout.strip() else None
+    return probe
+
+
 def machine_facts() -> dict:
     cpu = "unknown"
     try:
@@ -519,10 +541,14 @@ class Session:
     def run_all(self):
         order = list(self.args.runners)
         self.round_loads = []  # the 1-minute load average as each round starts, and after the last
+        # model -> per round, the larger core-to-core round trip of the probes before and after its runs
+        self.round_trips = {}
+        probe = round_trip_probe(self.work) if any(t > 1 for t in self.args.threads) else (lambda: None)
         k = 0
         for round_index in range(self.args.rounds):
             self.round_loads.append(load_average())
             for model in self.args.models:
+                before = probe()
                 for threads in self.args.threads:
                     rotated = order[k % len(order):] + order[:k % len(order)]
                     k += 1
@@ -543,6 +569,9 @@ class Session:
                         self.record(model, threads, runner, result)
                         log(f"round {round_index + 1}/{self.args.rounds}: {model} x{threads} {runner}: median "
                             f"{result['median_ms']:.2f} ms")
+                after = probe()
+                trips = [t for t in (before, after) if t is not None]
+                self.round_trips.setdefault(model, []).append(max(trips) if trips else None)
         self.round_loads.append(load_average())
 
     def record(self, model: str, threads: int, runner: str, result: dict):
@@ -618,6 +647,7 @@ def write_markdown(session: Session, facts: dict, pipeline_note: str, versions: 
             cells += [ratio_cell(medians[r], base) for r in runners if r != "torch-lite"]
             lines.append("| " + " | ".join(cells) + " |")
     lines += int8_table(session)
+    lines += speedup_table(session)
     lines += startup_table(session)
     failures = sorted(session.failures.items())
     if failures:
@@ -691,6 +721,47 @@ def int8_table(session: Session) -> list:
         lines.append(f"| {model} | {ms(ort)} | {ms(xnn)} | {ms(mine)} | {ms(fp32)} | {ms(ort32)} | "
                      f"{ratio_cell(mine, ort)} | {ratio_cell(mine, fp32)} | {ratio_cell(mine, xnn)} | "
                      f"{gops(model, mine)} |")
+    return lines
+
+
+NEAR_ROUND_TRIP = 1.5  # a round counts as near when its core round trip is at most this times the session's lowest
+
+
+def speedup_table(session: Session) -> list:
+    """Each runner's speedup at every thread count above 1 (the 1-thread median over this one's): the median of
+    the rounds' own ratios over every round, and over the rounds in which the cores stayed near each other."""
+    a = session.args
+    many = [t for t in a.threads if t > 1]
+    if 1 not in a.threads or not many:
+        return []
+    trips = getattr(session, "round_trips", {})
+    known = [t for per_round in trips.values() for t in per_round if t is not None]
+    lowest = min(known) if known else None
+    lines = ["", "### Threads", "",
+             "Speedup of N threads over 1: the median of the rounds' own ratios (each round runs both back to back), "
+             "over every round, then over the rounds in which the core-to-core round trip "
+             "(`scripts/core_round_trip.c`, probed before and after each model's runs; the larger counts) stayed "
+             f"within {NEAR_ROUND_TRIP}x of the session's lowest"
+             + (f" ({lowest:.0f} ns)" if lowest else " (not probed here: no C compiler)") +
+             ": on a VM the host may place the vCPUs of a run in different core complexes, which slows every "
+             "multi-threaded runner. Each round's ratio in brackets, its round trip in ns below.", "",
+             "| model | round trips (ns) | runner | threads | speedup, every round | speedup, near rounds | per round |",
+             "|---|---|---|---|---:|---:|---|"]
+    for model in a.models:
+        per_round = trips.get(model, [])
+        near = [t is not None and lowest is not None and t <= NEAR_ROUND_TRIP * lowest for t in per_round]
+        trip_cell = " ".join("?" if t is None else f"{t:.0f}" for t in per_round) or "–"
+        for runner in [r for r in RUNNERS if r in a.runners]:
+            one = session.results.get((model, 1, runner), {}).get("round_medians", [])
+            for threads in many:
+                other = session.results.get((model, threads, runner), {}).get("round_medians", [])
+                ratios = [x / y for x, y in zip(one, other) if y]
+                if not ratios:
+                    continue
+                close = [r for r, is_near in zip(ratios, near) if is_near]
+                lines.append(f"| {model} | {trip_cell} | {LABELS[runner]} | {threads} | {statistics.median(ratios):.2f} | "
+                             f"{f'{statistics.median(close):.2f} ({len(close)} of {len(ratios)})' if close else '–'} | "
+                             + " ".join(f"{r:.2f}" for r in ratios) + " |")
     return lines
 
 
@@ -862,7 +933,8 @@ def main() -> int:
     facts = machine_facts()
     raw = {"machine": facts, "versions": versions, "pipeline": pipeline_note,
            "results": [{"model": m, "threads": t, "runner": r, **v} for (m, t, r), v in session.results.items()],
-           "failures": [{"model": m, "runner": r, "reason": why} for (m, r), why in session.failures.items()]}
+           "failures": [{"model": m, "runner": r, "reason": why} for (m, r), why in session.failures.items()],
+           "round_trip_ns": getattr(session, "round_trips", {})}
     (args.work / "results.json").write_text(json.dumps(raw, indent=1))
     write_markdown(session, facts, pipeline_note, versions, args.out_md)
     write_chart(session, facts, args.out_png)
