@@ -320,7 +320,10 @@ def round_trip_probe(work: pathlib.Path):
             return lambda: None
 
     def probe():
-        done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+        try:
+            done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return None
         return float(done.stdout) if done.returncode == 0 and done.stdout.strip() else None
     return probe
 

@@ -24,7 +24,6 @@ static void pin(int cpu) {
 
 static void* answer(void* unused) {
   (void)unused;
-  pin(cpus[1]);
   for (int i = 0; i < kTrips * kBatches; ++i) {
     while (atomic_load(&flag) != 1) {
     }
@@ -46,8 +45,16 @@ int main(void) {
     if (CPU_ISSET(c, &allowed)) cpus[found++] = c;
   if (found < 2) return 1;
   pin(cpus[0]);
+  /* The answering thread starts on its own CPU: under a real-time policy (chrt, as compare_peers runs)
+   * a thread created on this one would wait behind this one's spinning forever. */
+  cpu_set_t other;
+  CPU_ZERO(&other);
+  CPU_SET(cpus[1], &other);
+  pthread_attr_t attr;
   pthread_t thread;
-  if (pthread_create(&thread, NULL, answer, NULL) != 0) return 1;
+  if (pthread_attr_init(&attr) != 0 || pthread_attr_setaffinity_np(&attr, sizeof other, &other) != 0 ||
+      pthread_create(&thread, &attr, answer, NULL) != 0)
+    return 1;
   double batch_ns[kBatches];
   for (int b = 0; b < kBatches; ++b) {
     struct timespec start, end;
