@@ -28,10 +28,10 @@ shows medians. For each model and thread count the runners go in a rotated order
 of the machine (other load, heat) fall on all of them alike. With --rounds N the whole sequence runs
 N times; the table then shows the median of the rounds' medians, and a 2-thread speedup is the
 median of the rounds' own 1-thread / 2-thread ratios (each round measures both back to back). Around
-each model's runs in a round the core-to-core round trip is probed (scripts/core_round_trip.c, built
+each multi-threaded run the core-to-core round trip is probed (scripts/core_round_trip.c, built
 with cc into the work directory): on a VM the host may place the two vCPUs of a 2-thread run far
 apart, which slows every multi-threaded runner alike; the speedup table gives the median over every
-round and over the rounds whose round trip stayed near the session's lowest. With --cpu-time every
+round and over the rounds whose multi-threaded run had its round trip near the session's lowest. With --cpu-time every
 1-thread runner is also measured in CPU time per inference, which other load on the machine hardly
 moves. Not a test: no thresholds.
 
@@ -544,14 +544,11 @@ class Session:
     def run_all(self):
         order = list(self.args.runners)
         self.round_loads = []  # the 1-minute load average as each round starts, and after the last
-        # model -> per round, the larger core-to-core round trip of the probes before and after its runs
-        self.round_trips = {}
         probe = round_trip_probe(self.work) if any(t > 1 for t in self.args.threads) else (lambda: None)
         k = 0
         for round_index in range(self.args.rounds):
             self.round_loads.append(load_average())
             for model in self.args.models:
-                before = probe()
                 for threads in self.args.threads:
                     rotated = order[k % len(order):] + order[:k % len(order)]
                     k += 1
@@ -559,7 +556,11 @@ class Session:
                         if (model, runner) in self.failures:
                             continue
                         try:
+                            # A multi-threaded run between two probes of the cores' placement: the host
+                            # moves the vCPUs within seconds, so a probe per run, not per round.
+                            before = probe() if threads > 1 else None
                             result = self.measure(model, threads, runner)
+                            after = probe() if threads > 1 else None
                         except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError, KeyError) as e:
                             self.failures[(model, runner)] = str(e)
                             log(f"{model} x{threads} {runner}: FAILED: {e}")
@@ -567,21 +568,22 @@ class Session:
                         if result is None:
                             continue
                         result["median_ms"] = statistics.median(result["samples_ms"])
+                        trips = [t for t in (before, after) if t is not None]
+                        result["round_trip_ns"] = max(trips) if trips else None
                         if self.args.cpu_time and threads == 1:
                             result["cpu_ms"] = self.cpu_per_inference(model, runner)
                         self.record(model, threads, runner, result)
                         log(f"round {round_index + 1}/{self.args.rounds}: {model} x{threads} {runner}: median "
                             f"{result['median_ms']:.2f} ms")
-                after = probe()
-                trips = [t for t in (before, after) if t is not None]
-                self.round_trips.setdefault(model, []).append(max(trips) if trips else None)
         self.round_loads.append(load_average())
 
     def record(self, model: str, threads: int, runner: str, result: dict):
         """Keeps one round's result; over several rounds, median_ms (and cpu_ms) become the median of the
         rounds' values, which stay listed in round_medians (round_cpu_ms)."""
-        kept = self.results.setdefault((model, threads, runner), {**result, "round_medians": [], "round_cpu_ms": []})
+        kept = self.results.setdefault((model, threads, runner),
+                                       {**result, "round_medians": [], "round_cpu_ms": [], "round_trips_ns": []})
         kept["round_medians"].append(result["median_ms"])
+        kept["round_trips_ns"].append(result["round_trip_ns"])
         kept["median_ms"] = statistics.median(kept["round_medians"])
         if "cpu_ms" in result:
             kept["round_cpu_ms"].append(result["cpu_ms"])
@@ -732,39 +734,39 @@ NEAR_ROUND_TRIP = 1.5  # a round counts as near when its core round trip is at m
 
 def speedup_table(session: Session) -> list:
     """Each runner's speedup at every thread count above 1 (the 1-thread median over this one's): the median of
-    the rounds' own ratios over every round, and over the rounds in which the cores stayed near each other."""
+    the rounds' own ratios over every round, and over the rounds whose multi-threaded run had its cores near."""
     a = session.args
     many = [t for t in a.threads if t > 1]
     if 1 not in a.threads or not many:
         return []
-    trips = getattr(session, "round_trips", {})
-    known = [t for per_round in trips.values() for t in per_round if t is not None]
+    known = [t for (_, threads, _), v in session.results.items() if threads > 1
+             for t in v.get("round_trips_ns", []) if t is not None]
     lowest = min(known) if known else None
     lines = ["", "### Threads", "",
              "Speedup of N threads over 1: the median of the rounds' own ratios (each round runs both back to back), "
-             "over every round, then over the rounds in which the core-to-core round trip "
-             "(`scripts/core_round_trip.c`, probed before and after each model's runs; the larger counts) stayed "
-             f"within {NEAR_ROUND_TRIP}x of the session's lowest"
+             "over every round, then over the rounds whose N-thread run had its cores near: the core-to-core round "
+             "trip (`scripts/core_round_trip.c`, probed right before and after each multi-threaded run; the larger "
+             f"counts) within {NEAR_ROUND_TRIP}x of the session's lowest"
              + (f" ({lowest:.0f} ns)" if lowest else " (not probed here: no C compiler)") +
-             ": on a VM the host may place the vCPUs of a run in different core complexes, which slows every "
-             "multi-threaded runner. Each round's ratio in brackets, its round trip in ns below.", "",
-             "| model | round trips (ns) | runner | threads | speedup, every round | speedup, near rounds | per round |",
-             "|---|---|---|---|---:|---:|---|"]
+             ". On a VM the host moves the vCPUs between near and far placements within seconds, which slows "
+             "every multi-threaded runner alike. Per round: the ratio, and the round trip in ns.", "",
+             "| model | runner | threads | speedup, every round | speedup, near rounds | per round |",
+             "|---|---|---|---:|---:|---|"]
     for model in a.models:
-        per_round = trips.get(model, [])
-        near = [t is not None and lowest is not None and t <= NEAR_ROUND_TRIP * lowest for t in per_round]
-        trip_cell = " ".join("?" if t is None else f"{t:.0f}" for t in per_round) or "–"
         for runner in [r for r in RUNNERS if r in a.runners]:
             one = session.results.get((model, 1, runner), {}).get("round_medians", [])
             for threads in many:
-                other = session.results.get((model, threads, runner), {}).get("round_medians", [])
-                ratios = [x / y for x, y in zip(one, other) if y]
-                if not ratios:
+                result = session.results.get((model, threads, runner), {})
+                pairs = [(x / y, t) for x, y, t in zip(one, result.get("round_medians", []),
+                                                        result.get("round_trips_ns", [])) if y]
+                if not pairs:
                     continue
-                close = [r for r, is_near in zip(ratios, near) if is_near]
-                lines.append(f"| {model} | {trip_cell} | {LABELS[runner]} | {threads} | {statistics.median(ratios):.2f} | "
+                ratios = [r for r, _ in pairs]
+                close = [r for r, t in pairs if t is not None and lowest is not None and t <= NEAR_ROUND_TRIP * lowest]
+                rounds = " ".join(f"{r:.2f} ({'?' if t is None else f'{t:.0f}'})" for r, t in pairs)
+                lines.append(f"| {model} | {LABELS[runner]} | {threads} | {statistics.median(ratios):.2f} | "
                              f"{f'{statistics.median(close):.2f} ({len(close)} of {len(ratios)})' if close else '–'} | "
-                             + " ".join(f"{r:.2f}" for r in ratios) + " |")
+                             f"{rounds} |")
     return lines
 
 
@@ -936,8 +938,7 @@ def main() -> int:
     facts = machine_facts()
     raw = {"machine": facts, "versions": versions, "pipeline": pipeline_note,
            "results": [{"model": m, "threads": t, "runner": r, **v} for (m, t, r), v in session.results.items()],
-           "failures": [{"model": m, "runner": r, "reason": why} for (m, r), why in session.failures.items()],
-           "round_trip_ns": getattr(session, "round_trips", {})}
+           "failures": [{"model": m, "runner": r, "reason": why} for (m, r), why in session.failures.items()]}
     (args.work / "results.json").write_text(json.dumps(raw, indent=1))
     write_markdown(session, facts, pipeline_note, versions, args.out_md)
     write_chart(session, facts, args.out_png)
