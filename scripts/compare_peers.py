@@ -569,21 +569,21 @@ class Session:
                             continue
                         result["median_ms"] = statistics.median(result["samples_ms"])
                         trips = [t for t in (before, after) if t is not None]
-                        result["round_trip_ns"] = max(trips) if trips else None
                         if self.args.cpu_time and threads == 1:
                             result["cpu_ms"] = self.cpu_per_inference(model, runner)
-                        self.record(model, threads, runner, result)
+                        self.record(model, threads, runner, result, max(trips) if trips else None)
                         log(f"round {round_index + 1}/{self.args.rounds}: {model} x{threads} {runner}: median "
                             f"{result['median_ms']:.2f} ms")
         self.round_loads.append(load_average())
 
-    def record(self, model: str, threads: int, runner: str, result: dict):
+    def record(self, model: str, threads: int, runner: str, result: dict, round_trip_ns):
         """Keeps one round's result; over several rounds, median_ms (and cpu_ms) become the median of the
-        rounds' values, which stay listed in round_medians (round_cpu_ms)."""
+        rounds' values, which stay listed in round_medians (round_cpu_ms), each round's core round trip
+        (None: not probed) in round_trips_ns."""
         kept = self.results.setdefault((model, threads, runner),
                                        {**result, "round_medians": [], "round_cpu_ms": [], "round_trips_ns": []})
         kept["round_medians"].append(result["median_ms"])
-        kept["round_trips_ns"].append(result["round_trip_ns"])
+        kept["round_trips_ns"].append(round_trip_ns)
         kept["median_ms"] = statistics.median(kept["round_medians"])
         if "cpu_ms" in result:
             kept["round_cpu_ms"].append(result["cpu_ms"])

@@ -241,13 +241,7 @@ void run_blocks(const PackedInt8Gemm& w, size_t m, size_t batch, bool flip, cons
     }
     return;
   }
-  if (threads <= 1 || units <= 1) {
-    for (size_t unit = 0; unit < units; ++unit) run_unit(unit);
-    return;
-  }
-  using RunUnit = decltype(run_unit);
-  parallelize(
-      pool, [](void* context, size_t unit) { (*static_cast<const RunUnit*>(context))(unit); }, &run_unit, units);
+  parallel_for(pool, units, run_unit);  // in order on this thread without a pool or with one unit
 }
 
 // Input pixel (n, iy, ix) of x (NHWC), inside the image.

@@ -303,10 +303,9 @@ class NodeContext {
   void add_step(std::unique_ptr<Step> step, const std::vector<Value>& values) {
     builder_.add_step(std::move(step), refs(values), node_index_);
   }
-  // Throws Error(failure) naming the node if an xnn_create_* call failed.
-  void check(xnn_status status, const char* call) const;
   // An XNNPACK operator: create(args..., &op), XNNPACK initialised first (initialize_xnnpack: every
-  // operator is created through these two). Throws as check() where create fails.
+  // operator is created through these two). Throws Error(failure) naming the node and `call` where
+  // create fails.
   template <typename Create, typename... Args>
   xnn_operator_t create_xnn(const char* call, Create create, Args... args) const {
     initialize_xnnpack();
@@ -323,6 +322,8 @@ class NodeContext {
   }
 
  private:
+  // Throws Error(failure) naming the node if an xnn_create_* call failed.
+  void check(xnn_status status, const char* call) const;
   static std::vector<std::pair<int, size_t>> refs(const std::vector<Value>& values);
   // What `map` holds for `tensor` (a deferral or the sums of a node before), or null.
   template <typename Map>
