@@ -1,7 +1,11 @@
 #include "kernels/cpu/plan/thread_pool.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "lib/core/error.h"
 
@@ -34,14 +38,88 @@ void nothing(void*, size_t) {}
 
 ThreadPool::ThreadPool(size_t threads) : threads_(std::max<size_t>(1, threads)) {
   ranges_ = std::make_unique<Range[]>(threads_);
+  const WorkerPlacement placement = WorkerPlacement::of_this_thread();
+  start_cpus_ = std::make_unique<std::atomic<int>[]>(threads_);
+  for (size_t t = 0; t < threads_; ++t) start_cpus_[t].store(t == 0 ? placement.here : -1, std::memory_order_relaxed);
   workers_.reserve(threads_ - 1);
-  for (size_t t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
+  for (size_t t = 1; t < threads_; ++t) {
+    try {
+      start_worker(t, placement);
+    } catch (...) {
+      stop_workers();
+      throw;
+    }
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() {
   stop_.store(true, std::memory_order_relaxed);
   publish(next_region());
-  for (std::thread& worker : workers_) worker.join();
+  for (pthread_t worker : workers_) pthread_join(worker, nullptr);
+  workers_.clear();
+}
+
+ThreadPool::WorkerPlacement ThreadPool::WorkerPlacement::of_this_thread() {
+  WorkerPlacement p;
+  p.here = sched_getcpu();
+#if defined(__GLIBC__)
+  CPU_ZERO(&p.allowed);
+  p.known = sched_getaffinity(0, sizeof p.allowed, &p.allowed) == 0;
+  if (p.known)
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &p.allowed) && cpu != p.here) p.others.push_back(cpu);
+#endif
+  return p;
+}
+
+namespace {
+
+// What a new worker needs before it enters worker_loop.
+struct WorkerStart {
+  ThreadPool* pool;
+  size_t thread;
+#if defined(__GLIBC__)
+  cpu_set_t allowed;  // its creator's CPUs
+  bool widen;         // whether it started kept to one of them
+#endif
+};
+
+}  // namespace
+
+void* ThreadPool::run_worker(void* raw) {
+  std::unique_ptr<WorkerStart> start(static_cast<WorkerStart*>(raw));
+#if defined(__GLIBC__)
+  // Back to every CPU its creator may use: the first CPU only decided where it starts.
+  if (start->widen) sched_setaffinity(0, sizeof start->allowed, &start->allowed);
+#endif
+  start->pool->worker_loop(start->thread);
+  return nullptr;
+}
+
+void ThreadPool::start_worker(size_t thread, const WorkerPlacement& placement) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) fail(ExitCode::failure, "cannot create the cpu plan's worker thread {}", thread);
+  auto start = std::make_unique<WorkerStart>(WorkerStart{.pool = this, .thread = thread});
+#if defined(__GLIBC__)
+  start->allowed = placement.allowed;
+  start->widen = false;
+  if (placement.known && !placement.others.empty()) {
+    cpu_set_t first;
+    CPU_ZERO(&first);
+    CPU_SET(placement.others[(thread - 1) % placement.others.size()], &first);
+    start->widen = pthread_attr_setaffinity_np(&attr, sizeof first, &first) == 0;
+  }
+#else
+  (void)placement;
+#endif
+  pthread_t id;
+  const int error = pthread_create(&id, &attr, run_worker, start.get());
+  pthread_attr_destroy(&attr);
+  if (error != 0) fail(ExitCode::failure, "cannot create the cpu plan's worker thread {} (error {})", thread, error);
+  start.release();  // run_worker owns it now
+  workers_.push_back(id);
 }
 
 void ThreadPool::publish(uint32_t generation) {
@@ -133,6 +211,7 @@ bool ThreadPool::join(uint32_t generation) {
 }
 
 void ThreadPool::worker_loop(size_t thread) {
+  start_cpus_[thread].store(sched_getcpu(), std::memory_order_relaxed);
   // 0, the generation at construction, not a load: run() may publish a region before this
   // thread first gets to run, and that region is this thread's to join.
   uint32_t seen = 0;

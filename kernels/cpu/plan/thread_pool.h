@@ -12,14 +12,15 @@
 // costs nothing but its wake-up system call).
 #pragma once
 
+#include <pthread.h>
 #include <pthreadpool.h>
+#include <sched.h>
 #include <xnnpack.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <thread>
 #include <vector>
 
 namespace mt::cpu {
@@ -35,6 +36,16 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   size_t threads() const { return threads_; }
+
+  // The CPU thread t first ran on (thread 0: the creator, when it created the pool), -1 before
+  // it ran; for tests and diagnostics. Where the creator may use several CPUs, each worker starts
+  // on one other than the creator's: under a real-time policy (SCHED_FIFO: chrt -f, as the
+  // benchmarks run, or an app's audio thread) a worker the kernel left on its creator's CPU
+  // waited there behind the creator, which never blocks during an inference, while the other CPU
+  // idled. The caller, never waiting for a worker that has not started, then ran every region
+  // alone: ShuffleNetV2 int8 at 2 threads took its 1-thread time in 1 to 3 runs of 6 started
+  // right after another real-time process. Once running, a worker may use every CPU again.
+  int start_cpu(size_t thread) const { return start_cpus_[thread].load(std::memory_order_relaxed); }
 
   // task(context, i) for every i in [0, count), on all threads; returns when every call has
   // returned. Thread t first takes the t-th of `threads` contiguous ranges (so that a thread
@@ -53,6 +64,19 @@ class ThreadPool {
     std::atomic<size_t> next{0};
     size_t end = 0;
   };
+  // The creator's CPUs: where workers start (any but the creator's current one) and may run.
+  struct WorkerPlacement {
+#if defined(__GLIBC__)
+    cpu_set_t allowed;
+#endif
+    bool known = false;
+    int here = -1;            // the creator's CPU as it placed the workers
+    std::vector<int> others;  // the CPUs workers start on, in turn
+    static WorkerPlacement of_this_thread();
+  };
+  void start_worker(size_t thread, const WorkerPlacement& placement);
+  static void* run_worker(void* start);  // a worker's pthread start routine (thread_pool.cpp's WorkerStart)
+  void stop_workers();
   void work(size_t thread);
   void worker_loop(size_t thread);
   // Enters the region of `generation` unless the caller has closed it.
@@ -81,7 +105,8 @@ class ThreadPool {
   Task task_ = nullptr;
   void* context_ = nullptr;
   std::unique_ptr<Range[]> ranges_;
-  std::vector<std::thread> workers_;
+  std::vector<pthread_t> workers_;
+  std::unique_ptr<std::atomic<int>[]> start_cpus_;
   std::unique_ptr<pthreadpool, XnnPoolDeleter> xnnpack_;
 };
 

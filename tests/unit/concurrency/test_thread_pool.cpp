@@ -3,10 +3,12 @@
 // at and above the thread count (from one index per thread on, every thread taking part: the
 // tasks wait for each other, so a late worker still gets its range); regions after the workers fell asleep (idle past their spin,
 // or parked for an XNNPACK operator) still run on every thread; XNNPACK operators run on the
-// pool's pthreadpool and give the right result.
+// pool's pthreadpool and give the right result; workers start on a CPU other than their creator's,
+// then may use all of its CPUs.
 #include "kernels/cpu/plan/thread_pool.h"
 
 #include <doctest/doctest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -83,6 +85,45 @@ TEST_CASE("cpu thread pool: workers wake after sleeping") {
   CHECK(run_and_check(&pool, 24, 3) == 3);
   for (int round = 0; round < 200; ++round)
     run_and_check(&pool, static_cast<size_t>(round % 7), 0);
+}
+
+// Counts the tasks whose thread may not use exactly the CPUs `expected` holds.
+struct AffinityCheck {
+  cpu_set_t expected;
+  std::atomic<int> tasks{0}, different{0};
+};
+
+void check_affinity(void* context, size_t) {
+  auto* c = static_cast<AffinityCheck*>(context);
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  c->tasks.fetch_add(1);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0 || !CPU_EQUAL(&mine, &c->expected)) c->different.fetch_add(1);
+}
+
+TEST_CASE("cpu thread pool: workers start off their creator's CPU, then may use all of its CPUs") {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  REQUIRE(sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+  const int cpus = CPU_COUNT(&allowed);
+  for (size_t threads : {2, 3}) {
+    cpu::ThreadPool pool(threads);
+    REQUIRE(run_and_check(&pool, 8, threads) == threads);  // every worker has run
+    const int creator = pool.start_cpu(0);
+    CHECK(CPU_ISSET(creator, &allowed));
+    for (size_t t = 1; t < threads; ++t) {
+      const int cpu = pool.start_cpu(t);
+      REQUIRE(cpu >= 0);
+      CHECK(CPU_ISSET(cpu, &allowed));
+      // A worker left on its creator's CPU can wait there forever under SCHED_FIFO.
+      if (cpus >= 2) CHECK_MESSAGE(cpu != creator, "worker ", t, " started on its creator's CPU ", cpu);
+    }
+    AffinityCheck c;
+    c.expected = allowed;
+    cpu::parallelize(&pool, check_affinity, &c, 64);
+    CHECK(c.tasks.load() == 64);
+    CHECK_MESSAGE(c.different.load() == 0, c.different.load(), " tasks ran on a thread kept to fewer CPUs");
+  }
 }
 
 TEST_CASE("cpu thread pool: XNNPACK operators on the pool's pthreadpool, then regions again") {
