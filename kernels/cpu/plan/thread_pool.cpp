@@ -66,8 +66,7 @@ ThreadPool::WorkerPlacement ThreadPool::WorkerPlacement::of_this_thread() {
   p.here = sched_getcpu();
 #if defined(__GLIBC__)
   CPU_ZERO(&p.allowed);
-  p.known = sched_getaffinity(0, sizeof p.allowed, &p.allowed) == 0;
-  if (p.known)
+  if (sched_getaffinity(0, sizeof p.allowed, &p.allowed) == 0)
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
       if (CPU_ISSET(cpu, &p.allowed) && cpu != p.here) p.others.push_back(cpu);
 #endif
@@ -105,7 +104,7 @@ void ThreadPool::start_worker(size_t thread, const WorkerPlacement& placement) {
 #if defined(__GLIBC__)
   start->allowed = placement.allowed;
   start->widen = false;
-  if (placement.known && !placement.others.empty()) {
+  if (!placement.others.empty()) {
     cpu_set_t first;
     CPU_ZERO(&first);
     CPU_SET(placement.others[(thread - 1) % placement.others.size()], &first);

@@ -69,9 +69,8 @@ class ThreadPool {
 #if defined(__GLIBC__)
     cpu_set_t allowed;
 #endif
-    bool known = false;
     int here = -1;            // the creator's CPU as it placed the workers
-    std::vector<int> others;  // the CPUs workers start on, in turn
+    std::vector<int> others;  // the CPUs workers start on, in turn (none: where the kernel puts them)
     static WorkerPlacement of_this_thread();
   };
   void start_worker(size_t thread, const WorkerPlacement& placement);
